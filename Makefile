@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+# fasttrack: top-level entry points. See README.md.
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+KERNELRELEASE_HOST := $(shell uname -r)
+KDIR ?= /lib/modules/$(KERNELRELEASE_HOST)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+# Kernels the VM test suite boots; see selftests/vm/kernels.sh.
+KERNELS ?= 6.1 6.12
+T ?=
+
+.PHONY: all module module-debug ftctl check vm-shell style sparse install \
+	install-module install-ftctl dkms-install dkms-remove clean help
+
+all: module ftctl
+
+help:
+	@echo "make                 build fasttrack.ko (KDIR=...) and ftctl"
+	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name)"
+	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
+	@echo "make style           checkpatch --strict on the kernel code"
+	@echo "make sparse          W=1 + sparse build against KDIR"
+	@echo "make install         install the module (depmod) and ftctl"
+	@echo "make dkms-install    register, build and install with DKMS"
+
+module:
+	@test -d "$(KDIR)" || { echo "error: no kernel headers at $(KDIR)." \
+		"Install linux-headers-$(KERNELRELEASE_HOST) or pass KDIR=/path/to/headers." >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+module-debug:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 ccflags-y+=-DDEBUG modules
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
+
+ftctl:
+	$(MAKE) -C userspace VERSION=$(VERSION)
+
+check:
+	bash selftests/vm/check.sh --kernels "$(KERNELS)" $(if $(T),--test "$(T)")
+
+vm-shell:
+	bash selftests/vm/check.sh --kernels "$(firstword $(KERNELS))" --shell
+
+style:
+	bash selftests/vm/checkpatch.sh
+
+install: install-module install-ftctl
+
+install-module: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(if $(filter-out $(KDIR),/lib/modules/$(KERNELRELEASE_HOST)/build),,$(KERNELRELEASE_HOST))
+
+install-ftctl: ftctl
+	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+dkms-install:
+	dkms remove -m fasttrack -v $(VERSION) --all >/dev/null 2>&1 || true
+	rm -rf /usr/src/fasttrack-$(VERSION)
+	mkdir -p /usr/src/fasttrack-$(VERSION)
+	cp -r Kbuild dkms.conf kmod uapi /usr/src/fasttrack-$(VERSION)/
+	dkms add -m fasttrack -v $(VERSION)
+	dkms build -m fasttrack -v $(VERSION)
+	dkms install -m fasttrack -v $(VERSION)
+
+dkms-remove:
+	dkms remove -m fasttrack -v $(VERSION) --all
+	rm -rf /usr/src/fasttrack-$(VERSION)
+
+clean:
+	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C userspace clean

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Enabled devices and their ingress hooks.
+ *
+ * The hook sits on the device the user names, VLAN subinterface or plain
+ * interface, not on the trunk with a VLAN demux of our own. By the time the
+ * VLAN device's ingress hook runs, the stack has untagged the frame (in-band
+ * or hardware-accelerated tag, and stacked QinQ devices alike), counted it
+ * in the VLAN device's rx statistics and resolved PACKET_HOST against the
+ * VLAN device's address. The per-VLAN switch is then just the presence of
+ * the hook, traffic of VLANs that are not enabled pays nothing, and the
+ * flow's ingress device identifies the VLAN.
+ *
+ * All changes run under RTNL.
+ */
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+
+#include "fasttrack.h"
+
+struct ft_dev *ft_dev_find(struct ft_net *fn, const struct net_device *dev)
+{
+	return xa_load(&fn->dev_index, dev->ifindex);
+}
+
+static bool ft_dev_is_ethernet(const struct net_device *dev)
+{
+	return dev->type == ARPHRD_ETHER && dev->addr_len == ETH_ALEN &&
+	       !(dev->flags & IFF_LOOPBACK);
+}
+
+/* The first enabled device of a netns starts learning and route watch. */
+static int ft_net_activate(struct ft_net *fn, struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (fn->ndevs++)
+		return 0;
+
+	err = ft_route_watch_start(fn, extack);
+	if (err)
+		goto err_route;
+	err = ft_learn_start(fn, extack);
+	if (err)
+		goto err_learn;
+	return 0;
+
+err_learn:
+	ft_route_watch_stop(fn);
+err_route:
+	fn->ndevs--;
+	return err;
+}
+
+static void ft_net_deactivate(struct ft_net *fn)
+{
+	if (--fn->ndevs)
+		return;
+	ft_learn_stop(fn);
+	ft_route_watch_stop(fn);
+}
+
+static void ft_dev_free_rcu(struct rcu_head *head)
+{
+	struct ft_dev *fd = container_of(head, struct ft_dev, rcu);
+
+	free_percpu(fd->stats);
+	kfree(fd);
+}
+
+static struct ft_dev *ft_dev_create(struct ft_net *fn, struct net_device *dev,
+				    struct netlink_ext_ack *extack)
+{
+	struct ft_dev *fd;
+	int err;
+
+	fd = kzalloc(sizeof(*fd), GFP_KERNEL);
+	if (!fd)
+		return ERR_PTR(-ENOMEM);
+	fd->stats = netdev_alloc_pcpu_stats(struct ft_dev_stats_pcpu);
+	if (!fd->stats) {
+		err = -ENOMEM;
+		goto err_stats;
+	}
+	fd->dev = dev;
+	fd->fn = fn;
+	fd->ops.hook = ft_ingress_hook;
+	fd->ops.priv = fd;
+	fd->ops.pf = NFPROTO_NETDEV;
+	fd->ops.hooknum = NF_NETDEV_INGRESS;
+	fd->ops.priority = INT_MIN + 1;	/* before any nft ingress chain */
+	fd->ops.dev = dev;
+
+	err = xa_insert(&fn->dev_index, dev->ifindex, fd, GFP_KERNEL);
+	if (err)
+		goto err_index;
+	err = ft_net_activate(fn, extack);
+	if (err)
+		goto err_activate;
+	err = nf_register_net_hook(fn->net, &fd->ops);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot register the ingress hook");
+		goto err_hook;
+	}
+	list_add_tail(&fd->list, &fn->devs);
+	return fd;
+
+err_hook:
+	ft_net_deactivate(fn);
+err_activate:
+	xa_erase(&fn->dev_index, dev->ifindex);
+err_index:
+	free_percpu(fd->stats);
+err_stats:
+	kfree(fd);
+	return ERR_PTR(err);
+}
+
+static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd)
+{
+	nf_unregister_net_hook(fn->net, &fd->ops);
+	list_del(&fd->list);
+	xa_erase(&fn->dev_index, fd->dev->ifindex);
+	/* A learn hook that still saw the device has finished after this. */
+	synchronize_net();
+	ft_table_kill_dev(fn, fd->dev, __FASTTRACK_F_ALL);
+	ft_net_deactivate(fn);
+	call_rcu(&fd->rcu, ft_dev_free_rcu);
+}
+
+int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
+		  struct netlink_ext_ack *extack)
+{
+	struct ft_dev *fd;
+
+	ASSERT_RTNL();
+	if (!ft_dev_is_ethernet(dev)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "device is not Ethernet-like; fasttrack forwards Ethernet and VLAN devices only");
+		return -EOPNOTSUPP;
+	}
+
+	fd = ft_dev_find(fn, dev);
+	if (!fd) {
+		fd = ft_dev_create(fn, dev, extack);
+		if (IS_ERR(fd))
+			return PTR_ERR(fd);
+	}
+	WRITE_ONCE(fd->families, fd->families | families);
+	return 0;
+}
+
+int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families)
+{
+	u8 left = fd->families & ~families;
+
+	ASSERT_RTNL();
+	if (!left) {
+		ft_dev_destroy(fn, fd);
+		return 0;
+	}
+	WRITE_ONCE(fd->families, left);
+	synchronize_net();
+	ft_table_kill_dev(fn, fd->dev, families);
+	return 0;
+}
+
+void ft_dev_disable_all(struct ft_net *fn)
+{
+	struct ft_dev *fd, *tmp;
+
+	ASSERT_RTNL();
+	list_for_each_entry_safe(fd, tmp, &fn->devs, list)
+		ft_dev_destroy(fn, fd);
+}
+
+static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct ft_net *fn = ft_net(dev_net(dev));
+	struct ft_dev *fd;
+
+	if (!fn->ndevs)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* Also the way out of a netns: dev_change_net_namespace()
+		 * unregisters in the old one first.
+		 */
+		fd = ft_dev_find(fn, dev);
+		if (fd)
+			ft_dev_destroy(fn, fd);
+		ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
+		break;
+	case NETDEV_DOWN:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_CHANGEADDR:
+		ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ft_netdev_nb = {
+	.notifier_call = ft_netdev_event,
+};
+
+int ft_dev_notifier_init(void)
+{
+	return register_netdevice_notifier(&ft_netdev_nb);
+}
+
+void ft_dev_notifier_exit(void)
+{
+	unregister_netdevice_notifier(&ft_netdev_nb);
+}

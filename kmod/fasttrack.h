@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fasttrack: internal types shared by the module's files.
+ *
+ * Life of a flow: the learn hook (learn.c) sees a forwarded packet of an
+ * established connection after NAT and routing, and caches one direction of
+ * it in the per-netns table (table.c). The ingress hook (fastpath.c) of an
+ * enabled device looks packets up in that table and transmits them itself.
+ * Entries die by teardown (FIN/RST), idle timeout, conntrack destruction or
+ * invalidation (route, neighbour, device); both directions of a connection
+ * always die together so conntrack sees the whole slow-path conversation.
+ */
+#ifndef _FT_FASTTRACK_H
+#define _FT_FASTTRACK_H
+
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/rhashtable.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/xarray.h>
+#include <linux/workqueue.h>
+#include <net/netfilter/nf_conntrack.h>
+#include <net/netns/generic.h>
+#include <linux/fasttrack.h>
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "compat.h"
+#include "parse.h"
+
+#define FT_LEARN_HOOKS	2
+
+static inline u8 ft_fam_flag(enum ft_fam fam)
+{
+	return fam == FT_FAM_V4 ? FASTTRACK_F_IPV4 : FASTTRACK_F_IPV6;
+}
+
+/* Global counters; the order is the order of the netlink attributes. */
+enum ft_stat {
+	FT_STAT_LEARNED,
+	FT_STAT_TABLE_FULL,
+	FT_STAT_EXPIRED,
+	FT_STAT_TORN_DOWN,
+	FT_STAT_CT_GONE,
+	FT_STAT_INVALIDATED,
+	FT_STAT_FWD_PKTS,
+	FT_STAT_FWD_BYTES,
+	FT_STAT_PUNT_NO_ENTRY,
+	FT_STAT_PUNT_FRAGMENT,
+	FT_STAT_PUNT_OPTIONS,
+	FT_STAT_PUNT_TTL,
+	FT_STAT_PUNT_MTU,
+	FT_STAT_PUNT_TCP_FLAGS,
+	FT_STAT_PUNT_NOT_WRITABLE,
+	FT_STAT_PUNT_MALFORMED,
+	FT_STAT_PUNT_UNKNOWN,
+	FT_STAT_PUNT_STALE,
+	FT_STAT_NUM,
+};
+
+struct ft_stats_pcpu {
+	u64_stats_t cnt[FT_STAT_NUM];
+	struct u64_stats_sync syncp;
+};
+
+struct ft_dev_stats_pcpu {
+	u64_stats_t packets[FT_FAM_NUM];
+	u64_stats_t bytes[FT_FAM_NUM];
+	struct u64_stats_sync syncp;
+};
+
+/* Per-netns settings; written under ft_net.cfg_lock, read with READ_ONCE. */
+struct ft_config {
+	u32 max_flows;
+	u32 tcp_timeout;	/* seconds */
+	u32 udp_timeout;	/* seconds */
+	u32 skip_mark;
+	u32 skip_mask;
+};
+
+/* An enabled device. Lives on ft_net.devs (RTNL) and in ft_net.dev_index. */
+struct ft_dev {
+	struct list_head list;
+	struct net_device *dev;
+	struct ft_net *fn;
+	struct nf_hook_ops ops;
+	u8 families;		/* FASTTRACK_F_*; fast path reads it lockless */
+	struct ft_dev_stats_pcpu __percpu *stats;
+	struct rcu_head rcu;
+};
+
+enum ft_flow_bits {
+	FT_FLOW_DEAD,
+};
+
+/* NAT rewrite of one direction: what the headers become on egress. */
+struct ft_nat {
+	union ft_addr src;
+	union ft_addr dst;
+	__be16 sport;
+	__be16 dport;
+};
+
+/* One cached direction of a connection. */
+struct ft_flow {
+	struct rhash_head node;
+	struct ft_key key;
+	int iif;
+	u16 mtu;
+	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
+	u8 nat;			/* FT_NAT_* */
+	u32 route_gen;
+	u32 mark;
+	u32 priority;
+	struct net_device *out;	/* held */
+	struct neighbour *neigh;	/* held; MAC read per packet */
+	struct ft_nat rewrite;
+
+	/* Written by the fast path, without atomics: a direction is normally
+	 * steered to one CPU. The GC pushes the deltas into conntrack.
+	 */
+	u64 packets;
+	u64 bytes;
+
+	u64 synced_packets;	/* GC only */
+	u64 synced_bytes;
+	unsigned long last_active;	/* jiffies, GC only */
+	unsigned long created;	/* jiffies */
+	u32 ct_timeout;		/* jiffies conntrack adds on refresh */
+	unsigned long flags;	/* FT_FLOW_* */
+	struct nf_conn *ct;	/* held */
+	struct rcu_head rcu;
+};
+
+#define FT_NAT_SRC	BIT(0)
+#define FT_NAT_DST	BIT(1)
+#define FT_NAT_SPORT	BIT(2)
+#define FT_NAT_DPORT	BIT(3)
+
+struct ft_net {
+	struct net *net;
+
+	/* Read per packet: keep apart from control state. */
+	atomic_t route_gen ____cacheline_aligned_in_smp;
+	struct rhashtable flows;
+	struct ft_stats_pcpu __percpu *stats;
+	struct ft_config cfg;
+
+	atomic_t nflows ____cacheline_aligned_in_smp;
+
+	struct list_head devs;		/* RTNL */
+	struct xarray dev_index;	/* ifindex -> ft_dev, RCU readers */
+	unsigned int ndevs;		/* RTNL */
+	struct notifier_block fib_nb;
+	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
+	struct mutex cfg_lock;
+	struct delayed_work gc_work;
+};
+
+extern unsigned int ft_net_id;
+
+static inline struct ft_net *ft_net(const struct net *net)
+{
+	return net_generic(net, ft_net_id);
+}
+
+/* stats.c */
+void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val);
+static inline void ft_stat_inc(struct ft_net *fn, enum ft_stat stat)
+{
+	ft_stat_add(fn, stat, 1);
+}
+
+void ft_stats_read(struct ft_net *fn, u64 *out);
+void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
+		       u64 *packets, u64 *bytes);
+
+/* table.c */
+int ft_table_init(struct ft_net *fn);
+void ft_table_exit(struct ft_net *fn);
+int ft_table_cache_init(void);
+void ft_table_cache_exit(void);
+struct ft_flow *ft_flow_alloc(void);
+void ft_flow_free(struct ft_flow *flow);
+int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
+struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);
+void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
+		      enum ft_stat reason);
+void ft_key_from_tuple(struct ft_key *key,
+		       const struct nf_conntrack_tuple *t);
+
+/* Remove every flow for which match() is true; process context. */
+void ft_table_kill_matching(struct ft_net *fn,
+			    bool (*match)(const struct ft_flow *flow,
+					  const void *arg),
+			    const void *arg, enum ft_stat reason);
+void ft_table_kill_dev(struct ft_net *fn, const struct net_device *dev,
+		       u8 families);
+void ft_table_flush(struct ft_net *fn);
+
+/* dev.c */
+struct ft_dev *ft_dev_find(struct ft_net *fn, const struct net_device *dev);
+int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
+		  struct netlink_ext_ack *extack);
+int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families);
+void ft_dev_disable_all(struct ft_net *fn);
+int ft_dev_notifier_init(void);
+void ft_dev_notifier_exit(void);
+
+/* learn.c */
+int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack);
+void ft_learn_stop(struct ft_net *fn);
+
+/* route.c */
+int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
+void ft_route_watch_stop(struct ft_net *fn);
+
+/* fastpath.c */
+unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
+			     const struct nf_hook_state *state);
+
+/* netlink.c */
+int ft_genl_init(void);
+void ft_genl_exit(void);
+
+#endif /* _FT_FASTTRACK_H */

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Learning: the slow path teaches the fast path.
+ *
+ * A POST_ROUTING hook, after source NAT and just before conntrack confirms,
+ * sees each forwarded packet with every decision made: conntrack state, NAT
+ * bindings, the route, the egress device, the skb mark and priority. When
+ * the packet entered through an enabled device and its connection is
+ * eligible, the hook caches that direction. Conntrack stays the source of
+ * truth: the entry holds a reference to it and dies with it.
+ */
+#include <linux/if_arp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ip6_route.h>
+#include <net/neighbour.h>
+#include <net/arp.h>
+#include <net/ndisc.h>
+#include <net/route.h>
+#include <net/netfilter/nf_conntrack_core.h>
+#include <net/netfilter/nf_conntrack_helper.h>
+#include <net/netfilter/nf_conntrack_seqadj.h>
+#include <net/netfilter/nf_conntrack_zones.h>
+
+#include "fasttrack.h"
+
+static bool ft_ct_eligible(const struct nf_conn *ct,
+			   enum ip_conntrack_info ctinfo)
+{
+	u8 proto = nf_ct_protonum(ct);
+
+	if (ctinfo != IP_CT_ESTABLISHED && ctinfo != IP_CT_ESTABLISHED_REPLY)
+		return false;
+	if (!nf_ct_is_confirmed(ct) || nf_ct_is_dying(ct))
+		return false;
+	/* The nftables flowtable owns it, or userspace must see packets. */
+	if (ct->status & (IPS_OFFLOAD | IPS_SEQ_ADJUST))
+		return false;
+	if (nfct_help(ct))
+		return false;
+	if (nf_ct_zone(ct)->id != NF_CT_DEFAULT_ZONE_ID)
+		return false;
+
+	switch (proto) {
+	case IPPROTO_TCP:
+		return READ_ONCE(ct->proto.tcp.state) ==
+		       TCP_CONNTRACK_ESTABLISHED;
+	case IPPROTO_UDP:
+		return test_bit(IPS_SEEN_REPLY_BIT, &ct->status);
+	}
+	return false;
+}
+
+static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
+			   const struct nf_conn *ct)
+{
+	u32 mask = READ_ONCE(fn->cfg.skip_mask);
+	u32 mark = READ_ONCE(fn->cfg.skip_mark);
+
+	if (!mask)
+		return false;
+	if ((skb->mark & mask) == mark)
+		return true;
+#if IS_ENABLED(CONFIG_NF_CONNTRACK_MARK)
+	if ((READ_ONCE(ct->mark) & mask) == mark)
+		return true;
+#endif
+	return false;
+}
+
+/* The neighbour the packet is sent to, referenced, or NULL. */
+static struct neighbour *ft_nexthop_neigh(struct sk_buff *skb,
+					  struct net_device *out,
+					  enum ft_fam fam)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	struct neighbour *n;
+
+	if (fam == FT_FAM_V4) {
+		struct rtable *rt = (struct rtable *)dst;
+
+		if (rt->rt_gw_family == AF_INET6)
+			return NULL;
+		n = __ipv4_neigh_lookup_noref(out,
+					      (__force u32)rt_nexthop(rt, ip_hdr(skb)->daddr));
+	} else {
+		const struct in6_addr *nh;
+
+		nh = rt6_nexthop((struct rt6_info *)dst, &ipv6_hdr(skb)->daddr);
+		n = __ipv6_neigh_lookup_noref(out, nh);
+	}
+
+	if (!n || !(READ_ONCE(n->nud_state) & NUD_VALID) ||
+	    READ_ONCE(n->dead) || !refcount_inc_not_zero(&n->refcnt))
+		return NULL;
+	return n;
+}
+
+/* What the egress headers are: the inverse of the other direction's tuple. */
+static u8 ft_nat_from_ct(struct ft_nat *nat, const struct nf_conn *ct,
+			 enum ip_conntrack_dir dir)
+{
+	const struct nf_conntrack_tuple *in = &ct->tuplehash[dir].tuple;
+	const struct nf_conntrack_tuple *out = &ct->tuplehash[!dir].tuple;
+	u8 flags = 0;
+
+	memcpy(&nat->src, &out->dst.u3, sizeof(nat->src));
+	memcpy(&nat->dst, &out->src.u3, sizeof(nat->dst));
+	nat->sport = out->dst.u.all;
+	nat->dport = out->src.u.all;
+
+	if (!nf_inet_addr_cmp(&in->src.u3, &out->dst.u3))
+		flags |= FT_NAT_SRC;
+	if (!nf_inet_addr_cmp(&in->dst.u3, &out->src.u3))
+		flags |= FT_NAT_DST;
+	if (in->src.u.all != nat->sport)
+		flags |= FT_NAT_SPORT;
+	if (in->dst.u.all != nat->dport)
+		flags |= FT_NAT_DPORT;
+	return flags;
+}
+
+static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
+		     struct net_device *out, enum ft_fam fam)
+{
+	enum ip_conntrack_info ctinfo;
+	enum ip_conntrack_dir dir;
+	struct ft_flow *flow;
+	struct neighbour *n;
+	struct ft_dev *fd;
+	struct nf_conn *ct;
+	s32 timeout;
+
+	ct = nf_ct_get(skb, &ctinfo);
+	if (!ct || !ft_ct_eligible(ct, ctinfo) || ft_skip_marked(fn, skb, ct))
+		return;
+
+	fd = xa_load(&fn->dev_index, skb->skb_iif);
+	if (!fd || !(READ_ONCE(fd->families) & ft_fam_flag(fam)))
+		return;
+	if (out->type != ARPHRD_ETHER || out->addr_len != ETH_ALEN ||
+	    !netif_running(out) || (out->flags & IFF_LOOPBACK))
+		return;
+	if (!skb_dst(skb) || dst_xfrm(skb_dst(skb)) || skb_sec_path(skb))
+		return;
+
+	n = ft_nexthop_neigh(skb, out, fam);
+	if (!n)
+		return;
+
+	flow = ft_flow_alloc();
+	if (!flow)
+		goto err_neigh;
+
+	dir = CTINFO2DIR(ctinfo);
+	ft_key_from_tuple(&flow->key, &ct->tuplehash[dir].tuple);
+	flow->iif = skb->skb_iif;
+	flow->dir = dir;
+	flow->nat = ft_nat_from_ct(&flow->rewrite, ct, dir);
+	flow->mtu = min_t(unsigned int, dst_mtu(skb_dst(skb)), out->mtu);
+	flow->route_gen = atomic_read(&fn->route_gen);
+	flow->mark = skb->mark;
+	flow->priority = skb->priority;
+	flow->created = jiffies;
+	flow->last_active = flow->created;
+	/* Conntrack just refreshed the timeout for this state: keep it. */
+	timeout = (s32)(READ_ONCE(ct->timeout) - nfct_time_stamp);
+	flow->ct_timeout = max_t(s32, timeout, HZ);
+
+	flow->neigh = n;
+	flow->out = out;
+	dev_hold(out);
+	nf_conntrack_get(&ct->ct_general);
+	flow->ct = ct;
+
+	if (!ft_flow_insert(fn, flow))
+		return;
+
+	nf_ct_put(ct);
+	dev_put(out);
+	ft_flow_free(flow);
+err_neigh:
+	neigh_release(n);
+}
+
+static unsigned int ft_learn_hook(void *priv, struct sk_buff *skb,
+				  const struct nf_hook_state *state)
+{
+	struct ft_net *fn = priv;
+
+	if (state->pf == NFPROTO_IPV4) {
+		if (IPCB(skb)->flags & IPSKB_FORWARDED)
+			ft_learn(fn, skb, state->out, FT_FAM_V4);
+	} else if (IP6CB(skb)->flags & IP6SKB_FORWARDED) {
+		ft_learn(fn, skb, state->out, FT_FAM_V6);
+	}
+	return NF_ACCEPT;
+}
+
+/* After SNAT and helpers, before conntrack confirmation. */
+#define FT_LEARN_PRIORITY	(NF_IP_PRI_CONNTRACK_CONFIRM - 1)
+
+static const struct nf_hook_ops ft_learn_ops[FT_LEARN_HOOKS] = {
+	{
+		.hook		= ft_learn_hook,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_POST_ROUTING,
+		.priority	= FT_LEARN_PRIORITY,
+	},
+	{
+		.hook		= ft_learn_hook,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_POST_ROUTING,
+		.priority	= FT_LEARN_PRIORITY,
+	},
+};
+
+/*
+ * Learning needs conntrack in this netns whether or not a ruleset asks
+ * for it, so take a conntrack reference for both families.
+ */
+int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack)
+{
+	int err, i;
+
+	for (i = 0; i < FT_LEARN_HOOKS; i++) {
+		fn->learn_ops[i] = ft_learn_ops[i];
+		fn->learn_ops[i].priv = fn;
+	}
+
+	err = nf_ct_netns_get(fn->net, NFPROTO_INET);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot enable conntrack in this netns");
+		return err;
+	}
+	err = nf_register_net_hooks(fn->net, fn->learn_ops,
+				    FT_LEARN_HOOKS);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot register the learning hooks");
+		nf_ct_netns_put(fn->net, NFPROTO_INET);
+		return err;
+	}
+	return 0;
+}
+
+void ft_learn_stop(struct ft_net *fn)
+{
+	nf_unregister_net_hooks(fn->net, fn->learn_ops,
+				FT_LEARN_HOOKS);
+	nf_ct_netns_put(fn->net, NFPROTO_INET);
+}

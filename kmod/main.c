@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fasttrack: software flow offload for Linux routers.
+ *
+ * Ordered init and exit: the flow cache, per-netns state, the netdevice
+ * notifier, then the netlink family, which is what lets users in.
+ */
+#include <linux/module.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+
+#include "fasttrack.h"
+
+unsigned int ft_net_id __read_mostly;
+
+static const struct ft_config ft_config_default = {
+	.max_flows	= 131072,
+	.tcp_timeout	= 60,
+	.udp_timeout	= 30,
+	.skip_mark	= 0,
+	.skip_mask	= 0,
+};
+
+static int __net_init ft_net_init(struct net *net)
+{
+	struct ft_net *fn = ft_net(net);
+	int err;
+
+	fn->net = net;
+	fn->cfg = ft_config_default;
+	INIT_LIST_HEAD(&fn->devs);
+	xa_init(&fn->dev_index);
+	mutex_init(&fn->cfg_lock);
+	atomic_set(&fn->route_gen, 0);
+
+	fn->stats = netdev_alloc_pcpu_stats(struct ft_stats_pcpu);
+	if (!fn->stats)
+		return -ENOMEM;
+	err = ft_table_init(fn);
+	if (err)
+		goto err_table;
+	return 0;
+
+err_table:
+	free_percpu(fn->stats);
+	return err;
+}
+
+static void __net_exit ft_net_exit(struct net *net)
+{
+	struct ft_net *fn = ft_net(net);
+
+	rtnl_lock();
+	ft_dev_disable_all(fn);
+	rtnl_unlock();
+	ft_table_exit(fn);
+	WARN_ON_ONCE(!xa_empty(&fn->dev_index));
+	xa_destroy(&fn->dev_index);
+	free_percpu(fn->stats);
+}
+
+static struct pernet_operations ft_net_ops = {
+	.init	= ft_net_init,
+	.exit	= ft_net_exit,
+	.id	= &ft_net_id,
+	.size	= sizeof(struct ft_net),
+};
+
+static int __init ft_init(void)
+{
+	int err;
+
+	err = ft_table_cache_init();
+	if (err)
+		goto err_cache;
+	err = register_pernet_subsys(&ft_net_ops);
+	if (err)
+		goto err_pernet;
+	err = ft_dev_notifier_init();
+	if (err)
+		goto err_notifier;
+	err = ft_genl_init();
+	if (err)
+		goto err_genl;
+
+	pr_info("version %s loaded\n", FASTTRACK_VERSION);
+	return 0;
+
+err_genl:
+	ft_dev_notifier_exit();
+err_notifier:
+	unregister_pernet_subsys(&ft_net_ops);
+err_pernet:
+	ft_table_cache_exit();
+err_cache:
+	return err;
+}
+
+static void __exit ft_exit(void)
+{
+	ft_genl_exit();
+	ft_dev_notifier_exit();
+	unregister_pernet_subsys(&ft_net_ops);
+	/* Flow and device release callbacks run module code. */
+	rcu_barrier();
+	ft_table_cache_exit();
+}
+
+module_init(ft_init);
+module_exit(ft_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The fasttrack authors");
+MODULE_DESCRIPTION("Software flow offload for IPv4 and IPv6 forwarding, across VLANs");
+MODULE_VERSION(FASTTRACK_VERSION);
+MODULE_ALIAS_GENL_FAMILY(FASTTRACK_GENL_NAME);

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family; uapi/linux/fasttrack.h documents it. Policies
+ * check types and lengths; the handlers check meaning, and every rejection
+ * names the attribute and says what to fix.
+ */
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+
+#include "fasttrack.h"
+
+static struct genl_family ft_genl_family;
+
+static const struct nla_policy ft_policy[FASTTRACK_A_MAX + 1] = {
+	[FASTTRACK_A_IFINDEX]		= { .type = NLA_U32 },
+	[FASTTRACK_A_IFNAME]		= { .type = NLA_NUL_STRING,
+					    .len = IFNAMSIZ - 1 },
+	[FASTTRACK_A_FAMILIES]		= { .type = NLA_U32 },
+	[FASTTRACK_A_DEV_IPV4]		= { .type = NLA_REJECT },
+	[FASTTRACK_A_DEV_IPV6]		= { .type = NLA_REJECT },
+	[FASTTRACK_A_STATS]		= { .type = NLA_REJECT },
+	[FASTTRACK_A_CFG_MAX_FLOWS]	= { .type = NLA_U32 },
+	[FASTTRACK_A_CFG_TCP_TIMEOUT]	= { .type = NLA_U32 },
+	[FASTTRACK_A_CFG_UDP_TIMEOUT]	= { .type = NLA_U32 },
+	[FASTTRACK_A_CFG_SKIP_MARK]	= { .type = NLA_U32 },
+	[FASTTRACK_A_CFG_SKIP_MASK]	= { .type = NLA_U32 },
+};
+
+/* The device a request names, by index, name or both; RTNL held. */
+static struct net_device *ft_nl_dev(struct genl_info *info)
+{
+	struct nlattr *ifindex = info->attrs[FASTTRACK_A_IFINDEX];
+	struct nlattr *ifname = info->attrs[FASTTRACK_A_IFNAME];
+	struct net *net = genl_info_net(info);
+	struct net_device *dev = NULL;
+
+	if (!ifindex && !ifname) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "name the device with FASTTRACK_A_IFINDEX or FASTTRACK_A_IFNAME");
+		return ERR_PTR(-EINVAL);
+	}
+	if (ifindex)
+		dev = __dev_get_by_index(net, nla_get_u32(ifindex));
+	if (ifname) {
+		struct net_device *byname = __dev_get_by_name(net, nla_data(ifname));
+
+		if (dev && byname != dev) {
+			NL_SET_BAD_ATTR(info->extack, ifname);
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "FASTTRACK_A_IFINDEX and FASTTRACK_A_IFNAME name different devices");
+			return ERR_PTR(-EINVAL);
+		}
+		dev = byname;
+	}
+	if (!dev) {
+		NL_SET_BAD_ATTR(info->extack, ifname ?: ifindex);
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "no such device in this network namespace");
+		return ERR_PTR(-ENODEV);
+	}
+	return dev;
+}
+
+static int ft_nl_families(struct genl_info *info, u8 *families)
+{
+	struct nlattr *attr = info->attrs[FASTTRACK_A_FAMILIES];
+	u32 val;
+
+	if (!attr) {
+		*families = __FASTTRACK_F_ALL;
+		return 0;
+	}
+	val = nla_get_u32(attr);
+	if (!val || (val & ~__FASTTRACK_F_ALL)) {
+		NL_SET_BAD_ATTR(info->extack, attr);
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "families must be FASTTRACK_F_IPV4, FASTTRACK_F_IPV6 or both");
+		return -EINVAL;
+	}
+	*families = val;
+	return 0;
+}
+
+static int ft_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	struct net_device *dev;
+	u8 families;
+	int err;
+
+	err = ft_nl_families(info, &families);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	dev = ft_nl_dev(info);
+	if (IS_ERR(dev))
+		err = PTR_ERR(dev);
+	else
+		err = ft_dev_enable(fn, dev, families, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int ft_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	struct net_device *dev;
+	struct ft_dev *fd;
+	u8 families;
+	int err;
+
+	err = ft_nl_families(info, &families);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	dev = ft_nl_dev(info);
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
+		goto out;
+	}
+	fd = ft_dev_find(fn, dev);
+	if (!fd) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "fasttrack is not enabled on this device");
+		err = -ENOENT;
+		goto out;
+	}
+	err = ft_dev_disable(fn, fd, families);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static int ft_nl_put_family(struct sk_buff *msg, const struct ft_dev *fd,
+			    enum ft_fam fam)
+{
+	struct nlattr *nest;
+	u64 packets, bytes;
+
+	nest = nla_nest_start(msg, fam == FT_FAM_V4 ? FASTTRACK_A_DEV_IPV4 :
+						      FASTTRACK_A_DEV_IPV6);
+	if (!nest)
+		return -EMSGSIZE;
+	ft_dev_stats_read(fd, fam, &packets, &bytes);
+	if (nla_put_u8(msg, FASTTRACK_A_DEVFAM_ENABLED,
+		       !!(fd->families & ft_fam_flag(fam))) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_PACKETS, packets,
+			      FASTTRACK_A_DEVFAM_PAD) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_BYTES, bytes,
+			      FASTTRACK_A_DEVFAM_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ft_nl_fill_dev(struct sk_buff *msg, const struct ft_dev *fd,
+			  u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(msg, portid, seq, &ft_genl_family, flags,
+			  FASTTRACK_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, FASTTRACK_A_IFINDEX, fd->dev->ifindex) ||
+	    nla_put_string(msg, FASTTRACK_A_IFNAME, fd->dev->name) ||
+	    ft_nl_put_family(msg, fd, FT_FAM_V4) ||
+	    ft_nl_put_family(msg, fd, FT_FAM_V6)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+static int ft_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	struct net_device *dev;
+	struct sk_buff *msg;
+	struct ft_dev *fd;
+	int err;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	rtnl_lock();
+	dev = ft_nl_dev(info);
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
+		goto err_unlock;
+	}
+	fd = ft_dev_find(fn, dev);
+	if (!fd) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "fasttrack is not enabled on this device");
+		err = -ENOENT;
+		goto err_unlock;
+	}
+	err = ft_nl_fill_dev(msg, fd, info->snd_portid, info->snd_seq, 0);
+	rtnl_unlock();
+	if (err)
+		goto err_free;
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	rtnl_unlock();
+err_free:
+	nlmsg_free(msg);
+	return err;
+}
+
+/* cb->args[0]: how many devices earlier parts of the dump sent. */
+static int ft_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ft_net *fn = ft_net(sock_net(skb->sk));
+	long idx = 0, start = cb->args[0];
+	struct ft_dev *fd;
+	int err = 0;
+
+	rtnl_lock();
+	list_for_each_entry(fd, &fn->devs, list) {
+		if (idx++ < start)
+			continue;
+		err = ft_nl_fill_dev(skb, fd, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err) {
+			idx--;
+			break;
+		}
+	}
+	rtnl_unlock();
+	cb->args[0] = idx;
+	/* A full skb ends this part; the dump goes on from idx. */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+static const u16 ft_stat_attr[FT_STAT_NUM] = {
+	[FT_STAT_LEARNED]		= FASTTRACK_A_STAT_LEARNED,
+	[FT_STAT_TABLE_FULL]		= FASTTRACK_A_STAT_TABLE_FULL,
+	[FT_STAT_EXPIRED]		= FASTTRACK_A_STAT_EXPIRED,
+	[FT_STAT_TORN_DOWN]		= FASTTRACK_A_STAT_TORN_DOWN,
+	[FT_STAT_CT_GONE]		= FASTTRACK_A_STAT_CT_GONE,
+	[FT_STAT_INVALIDATED]		= FASTTRACK_A_STAT_INVALIDATED,
+	[FT_STAT_FWD_PKTS]		= FASTTRACK_A_STAT_FORWARDED_PKTS,
+	[FT_STAT_FWD_BYTES]		= FASTTRACK_A_STAT_FORWARDED_BYTES,
+	[FT_STAT_PUNT_NO_ENTRY]		= FASTTRACK_A_STAT_PUNT_NO_ENTRY,
+	[FT_STAT_PUNT_FRAGMENT]		= FASTTRACK_A_STAT_PUNT_FRAGMENT,
+	[FT_STAT_PUNT_OPTIONS]		= FASTTRACK_A_STAT_PUNT_OPTIONS,
+	[FT_STAT_PUNT_TTL]		= FASTTRACK_A_STAT_PUNT_TTL,
+	[FT_STAT_PUNT_MTU]		= FASTTRACK_A_STAT_PUNT_MTU,
+	[FT_STAT_PUNT_TCP_FLAGS]	= FASTTRACK_A_STAT_PUNT_TCP_FLAGS,
+	[FT_STAT_PUNT_NOT_WRITABLE]	= FASTTRACK_A_STAT_PUNT_NOT_WRITABLE,
+	[FT_STAT_PUNT_MALFORMED]	= FASTTRACK_A_STAT_PUNT_MALFORMED,
+	[FT_STAT_PUNT_UNKNOWN]		= FASTTRACK_A_STAT_PUNT_UNKNOWN,
+	[FT_STAT_PUNT_STALE]		= FASTTRACK_A_STAT_PUNT_STALE,
+};
+
+static int ft_nl_put_stats(struct sk_buff *msg, struct ft_net *fn)
+{
+	u64 val[FT_STAT_NUM];
+	struct nlattr *nest;
+	int i;
+
+	ft_stats_read(fn, val);
+	nest = nla_nest_start(msg, FASTTRACK_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, FASTTRACK_A_STAT_FLOWS,
+			      atomic_read(&fn->nflows), FASTTRACK_A_STAT_PAD))
+		goto err;
+	for (i = 0; i < FT_STAT_NUM; i++)
+		if (nla_put_u64_64bit(msg, ft_stat_attr[i], val[i],
+				      FASTTRACK_A_STAT_PAD))
+			goto err;
+	nla_nest_end(msg, nest);
+	return 0;
+err:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+static int ft_nl_put_config(struct sk_buff *msg, struct ft_net *fn)
+{
+	const struct ft_config *cfg = &fn->cfg;
+
+	if (nla_put_u32(msg, FASTTRACK_A_CFG_MAX_FLOWS, READ_ONCE(cfg->max_flows)) ||
+	    nla_put_u32(msg, FASTTRACK_A_CFG_TCP_TIMEOUT, READ_ONCE(cfg->tcp_timeout)) ||
+	    nla_put_u32(msg, FASTTRACK_A_CFG_UDP_TIMEOUT, READ_ONCE(cfg->udp_timeout)) ||
+	    nla_put_u32(msg, FASTTRACK_A_CFG_SKIP_MARK, READ_ONCE(cfg->skip_mark)) ||
+	    nla_put_u32(msg, FASTTRACK_A_CFG_SKIP_MASK, READ_ONCE(cfg->skip_mask)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Reply to a get request with what @put writes. */
+static int ft_nl_reply(struct genl_info *info, u8 cmd,
+		       int (*put)(struct sk_buff *msg, struct ft_net *fn))
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &ft_genl_family, 0, cmd);
+	if (!hdr || put(msg, fn)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int ft_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return ft_nl_reply(info, FASTTRACK_CMD_STATS_GET, ft_nl_put_stats);
+}
+
+static int ft_nl_config_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return ft_nl_reply(info, FASTTRACK_CMD_CONFIG_GET, ft_nl_put_config);
+}
+
+struct ft_cfg_range {
+	u16 attr;
+	u32 min;
+	u32 max;
+	const char *msg;
+};
+
+static const struct ft_cfg_range ft_cfg_ranges[] = {
+	{ FASTTRACK_A_CFG_MAX_FLOWS, 1, FASTTRACK_MAX_FLOWS_LIMIT,
+	  "fasttrack: max-flows must be between 1 and 16777216" },
+	{ FASTTRACK_A_CFG_TCP_TIMEOUT, 1, FASTTRACK_TIMEOUT_LIMIT,
+	  "fasttrack: tcp-timeout must be between 1 and 604800 seconds" },
+	{ FASTTRACK_A_CFG_UDP_TIMEOUT, 1, FASTTRACK_TIMEOUT_LIMIT,
+	  "fasttrack: udp-timeout must be between 1 and 604800 seconds" },
+};
+
+static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	struct nlattr **attrs = info->attrs;
+	struct ft_config *cfg = &fn->cfg;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ft_cfg_ranges); i++) {
+		const struct ft_cfg_range *r = &ft_cfg_ranges[i];
+		u32 val;
+
+		if (!attrs[r->attr])
+			continue;
+		val = nla_get_u32(attrs[r->attr]);
+		if (val < r->min || val > r->max) {
+			NL_SET_BAD_ATTR(info->extack, attrs[r->attr]);
+			/* NL_SET_ERR_MSG() wants a literal; these are. */
+			info->extack->_msg = r->msg;
+			return -ERANGE;
+		}
+	}
+
+	mutex_lock(&fn->cfg_lock);
+	if (attrs[FASTTRACK_A_CFG_MAX_FLOWS])
+		WRITE_ONCE(cfg->max_flows,
+			   nla_get_u32(attrs[FASTTRACK_A_CFG_MAX_FLOWS]));
+	if (attrs[FASTTRACK_A_CFG_TCP_TIMEOUT])
+		WRITE_ONCE(cfg->tcp_timeout,
+			   nla_get_u32(attrs[FASTTRACK_A_CFG_TCP_TIMEOUT]));
+	if (attrs[FASTTRACK_A_CFG_UDP_TIMEOUT])
+		WRITE_ONCE(cfg->udp_timeout,
+			   nla_get_u32(attrs[FASTTRACK_A_CFG_UDP_TIMEOUT]));
+	if (attrs[FASTTRACK_A_CFG_SKIP_MARK])
+		WRITE_ONCE(cfg->skip_mark,
+			   nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MARK]));
+	if (attrs[FASTTRACK_A_CFG_SKIP_MASK])
+		WRITE_ONCE(cfg->skip_mask,
+			   nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MASK]));
+	mutex_unlock(&fn->cfg_lock);
+	return 0;
+}
+
+static const struct genl_small_ops ft_genl_ops[] = {
+	{
+		.cmd	= FASTTRACK_CMD_DEV_ENABLE,
+		.doit	= ft_nl_dev_enable,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= FASTTRACK_CMD_DEV_DISABLE,
+		.doit	= ft_nl_dev_disable,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= FASTTRACK_CMD_DEV_GET,
+		.doit	= ft_nl_dev_get,
+		.dumpit	= ft_nl_dev_dump,
+	},
+	{
+		.cmd	= FASTTRACK_CMD_STATS_GET,
+		.doit	= ft_nl_stats_get,
+	},
+	{
+		.cmd	= FASTTRACK_CMD_CONFIG_GET,
+		.doit	= ft_nl_config_get,
+	},
+	{
+		.cmd	= FASTTRACK_CMD_CONFIG_SET,
+		.doit	= ft_nl_config_set,
+		.flags	= GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family ft_genl_family __ro_after_init = {
+	.name		= FASTTRACK_GENL_NAME,
+	.version	= FASTTRACK_GENL_VERSION,
+	.maxattr	= FASTTRACK_A_MAX,
+	.policy		= ft_policy,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.small_ops	= ft_genl_ops,
+	.n_small_ops	= ARRAY_SIZE(ft_genl_ops),
+#ifdef FT_HAVE_GENL_RESV_START_OP
+	.resv_start_op	= FASTTRACK_CMD_CONFIG_SET + 1,
+#endif
+};
+
+int ft_genl_init(void)
+{
+	return genl_register_family(&ft_genl_family);
+}
+
+void ft_genl_exit(void)
+{
+	genl_unregister_family(&ft_genl_family);
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU counters. Writers run with BH disabled (softirq, or a process
+ * context caller that disabled it), so a CPU's counters have one writer.
+ */
+#include "fasttrack.h"
+
+void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val)
+{
+	struct ft_stats_pcpu *s = this_cpu_ptr(fn->stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(&s->cnt[stat], val);
+	u64_stats_update_end(&s->syncp);
+}
+
+void ft_stats_read(struct ft_net *fn, u64 *out)
+{
+	int cpu, i;
+
+	memset(out, 0, sizeof(*out) * FT_STAT_NUM);
+	for_each_possible_cpu(cpu) {
+		const struct ft_stats_pcpu *s = per_cpu_ptr(fn->stats, cpu);
+		u64 v[FT_STAT_NUM];
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			for (i = 0; i < FT_STAT_NUM; i++)
+				v[i] = u64_stats_read(&s->cnt[i]);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+
+		for (i = 0; i < FT_STAT_NUM; i++)
+			out[i] += v[i];
+	}
+}
+
+void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
+		       u64 *packets, u64 *bytes)
+{
+	int cpu;
+
+	*packets = 0;
+	*bytes = 0;
+	for_each_possible_cpu(cpu) {
+		const struct ft_dev_stats_pcpu *s = per_cpu_ptr(fd->stats, cpu);
+		unsigned int start;
+		u64 p, b;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			p = u64_stats_read(&s->packets[fam]);
+			b = u64_stats_read(&s->bytes[fam]);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+
+		*packets += p;
+		*bytes += b;
+	}
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * fasttrack: software flow offload for Linux routers.
+ *
+ * Generic netlink API. Family name FASTTRACK_GENL_NAME, version
+ * FASTTRACK_GENL_VERSION. Every command works inside the network namespace
+ * of the requesting socket. Commands that change state need CAP_NET_ADMIN in
+ * that namespace (GENL_ADMIN_PERM). Requests are validated strictly: unknown
+ * attributes in a request are rejected, and each rejection carries an extack
+ * message. Replies may grow new attributes; readers must ignore the ones they
+ * do not know.
+ *
+ * Families are a bit set (enum fasttrack_family_flags): FASTTRACK_F_IPV4,
+ * FASTTRACK_F_IPV6. A device is named by FASTTRACK_A_IFINDEX or
+ * FASTTRACK_A_IFNAME; when both are given they must name the same device.
+ *
+ * FASTTRACK_CMD_DEV_ENABLE (admin)
+ *   Turn the fast path on for a device, for the given families. Enabling is
+ *   additive: families already enabled stay enabled.
+ *   Request:
+ *     FASTTRACK_A_IFINDEX   u32      device index, or
+ *     FASTTRACK_A_IFNAME    string   device name (< IFNAMSIZ)
+ *     FASTTRACK_A_FAMILIES  u32      bit set, default: all families;
+ *                                    bits outside __FASTTRACK_F_ALL are rejected
+ *   Errors: ENODEV no such device; EOPNOTSUPP device is not Ethernet-like;
+ *           EINVAL bad family bits; EPERM not permitted.
+ *
+ * FASTTRACK_CMD_DEV_DISABLE (admin)
+ *   Turn the fast path off for the given families (default: all). Cached
+ *   flows that entered through the device for those families are dropped.
+ *   When no family is left, the device's hook and counters are released.
+ *   Request: as FASTTRACK_CMD_DEV_ENABLE.
+ *   Errors: ENODEV no such device; ENOENT device is not enabled.
+ *
+ * FASTTRACK_CMD_DEV_GET
+ *   Get one device (doit, named as above) or dump all enabled devices.
+ *   Reply, one message per device:
+ *     FASTTRACK_A_IFINDEX   u32
+ *     FASTTRACK_A_IFNAME    string
+ *     FASTTRACK_A_DEV_IPV4  nest  enum fasttrack_dev_family_attrs
+ *     FASTTRACK_A_DEV_IPV6  nest  enum fasttrack_dev_family_attrs
+ *       FASTTRACK_A_DEVFAM_ENABLED  u8   1 when the family is enabled
+ *       FASTTRACK_A_DEVFAM_PACKETS  u64  packets the fast path forwarded
+ *                                        of those received on this device
+ *       FASTTRACK_A_DEVFAM_BYTES    u64  their bytes (IP header onwards)
+ *   Errors (doit): ENODEV no such device; ENOENT device is not enabled.
+ *
+ * FASTTRACK_CMD_STATS_GET
+ *   Global statistics of the namespace.
+ *   Reply:
+ *     FASTTRACK_A_STATS     nest  enum fasttrack_stats_attrs, each u64
+ *
+ * FASTTRACK_CMD_CONFIG_GET
+ *   Reply: the settings below, each present.
+ *
+ * FASTTRACK_CMD_CONFIG_SET (admin)
+ *   Change any subset of the settings of the namespace:
+ *     FASTTRACK_A_CFG_MAX_FLOWS    u32  1 .. FASTTRACK_MAX_FLOWS_LIMIT
+ *                                       maximum cached flow directions
+ *     FASTTRACK_A_CFG_TCP_TIMEOUT  u32  1 .. FASTTRACK_TIMEOUT_LIMIT seconds
+ *                                       idle time before a TCP entry expires
+ *     FASTTRACK_A_CFG_UDP_TIMEOUT  u32  as above, for UDP
+ *     FASTTRACK_A_CFG_SKIP_MARK    u32  connections whose packet mark or ct
+ *     FASTTRACK_A_CFG_SKIP_MASK    u32  mark, masked by SKIP_MASK, equals
+ *                                       SKIP_MARK stay on the slow path;
+ *                                       mask 0 disables the check
+ *   Errors: ERANGE value out of range (extack names the range).
+ */
+#ifndef _UAPI_LINUX_FASTTRACK_H
+#define _UAPI_LINUX_FASTTRACK_H
+
+#define FASTTRACK_GENL_NAME	"fasttrack"
+#define FASTTRACK_GENL_VERSION	1
+
+#define FASTTRACK_MAX_FLOWS_LIMIT	(16U * 1024 * 1024)
+#define FASTTRACK_TIMEOUT_LIMIT		(7U * 24 * 3600)
+
+enum fasttrack_family_flags {
+	FASTTRACK_F_IPV4 = 1U << 0,
+	FASTTRACK_F_IPV6 = 1U << 1,
+
+	__FASTTRACK_F_ALL = FASTTRACK_F_IPV4 | FASTTRACK_F_IPV6,
+};
+
+enum fasttrack_cmd {
+	FASTTRACK_CMD_UNSPEC,
+	FASTTRACK_CMD_DEV_ENABLE,
+	FASTTRACK_CMD_DEV_DISABLE,
+	FASTTRACK_CMD_DEV_GET,
+	FASTTRACK_CMD_STATS_GET,
+	FASTTRACK_CMD_CONFIG_GET,
+	FASTTRACK_CMD_CONFIG_SET,
+
+	__FASTTRACK_CMD_MAX
+};
+
+#define FASTTRACK_CMD_MAX (__FASTTRACK_CMD_MAX - 1)
+
+enum fasttrack_attrs {
+	FASTTRACK_A_UNSPEC,
+	FASTTRACK_A_PAD,
+	FASTTRACK_A_IFINDEX,
+	FASTTRACK_A_IFNAME,
+	FASTTRACK_A_FAMILIES,
+	FASTTRACK_A_DEV_IPV4,
+	FASTTRACK_A_DEV_IPV6,
+	FASTTRACK_A_STATS,
+	FASTTRACK_A_CFG_MAX_FLOWS,
+	FASTTRACK_A_CFG_TCP_TIMEOUT,
+	FASTTRACK_A_CFG_UDP_TIMEOUT,
+	FASTTRACK_A_CFG_SKIP_MARK,
+	FASTTRACK_A_CFG_SKIP_MASK,
+
+	__FASTTRACK_A_LAST
+};
+
+#define FASTTRACK_A_MAX (__FASTTRACK_A_LAST - 1)
+
+enum fasttrack_dev_family_attrs {
+	FASTTRACK_A_DEVFAM_UNSPEC,
+	FASTTRACK_A_DEVFAM_PAD,
+	FASTTRACK_A_DEVFAM_ENABLED,
+	FASTTRACK_A_DEVFAM_PACKETS,
+	FASTTRACK_A_DEVFAM_BYTES,
+
+	__FASTTRACK_A_DEVFAM_LAST
+};
+
+#define FASTTRACK_A_DEVFAM_MAX (__FASTTRACK_A_DEVFAM_LAST - 1)
+
+/*
+ * Global statistics, each a u64 in FASTTRACK_A_STATS.
+ * FLOWS is the current number of cached flow directions; every other
+ * counter only grows. PUNT_* count packets on enabled devices handed to
+ * the full stack, by reason.
+ */
+enum fasttrack_stats_attrs {
+	FASTTRACK_A_STAT_UNSPEC,
+	FASTTRACK_A_STAT_PAD,
+	FASTTRACK_A_STAT_FLOWS,
+	FASTTRACK_A_STAT_LEARNED,
+	FASTTRACK_A_STAT_TABLE_FULL,	/* learning refused: table full */
+	FASTTRACK_A_STAT_EXPIRED,	/* idle timeout */
+	FASTTRACK_A_STAT_TORN_DOWN,	/* TCP FIN/RST seen */
+	FASTTRACK_A_STAT_CT_GONE,	/* conntrack entry destroyed */
+	FASTTRACK_A_STAT_INVALIDATED,	/* route, neighbour or device change */
+	FASTTRACK_A_STAT_FORWARDED_PKTS,
+	FASTTRACK_A_STAT_FORWARDED_BYTES,
+	FASTTRACK_A_STAT_PUNT_NO_ENTRY,
+	FASTTRACK_A_STAT_PUNT_FRAGMENT,
+	FASTTRACK_A_STAT_PUNT_OPTIONS,	/* IPv4 options, IPv6 ext headers */
+	FASTTRACK_A_STAT_PUNT_TTL,	/* TTL / hop limit <= 1 */
+	FASTTRACK_A_STAT_PUNT_MTU,
+	FASTTRACK_A_STAT_PUNT_TCP_FLAGS,
+	FASTTRACK_A_STAT_PUNT_NOT_WRITABLE,
+	FASTTRACK_A_STAT_PUNT_MALFORMED,
+	FASTTRACK_A_STAT_PUNT_UNKNOWN,	/* not IPv4/IPv6 TCP/UDP, tagged, ... */
+	FASTTRACK_A_STAT_PUNT_STALE,	/* entry invalid: route/neigh/device */
+
+	__FASTTRACK_A_STAT_LAST
+};
+
+#define FASTTRACK_A_STAT_MAX (__FASTTRACK_A_STAT_LAST - 1)
+
+#endif /* _UAPI_LINUX_FASTTRACK_H */
