@@ -8,6 +8,11 @@
 
 #include <linux/skbuff.h>
 
+/* The GSO helpers moved out of skbuff.h. */
+#ifdef FT_HAVE_NET_GSO_H
+#include <net/gso.h>
+#endif
+
 #ifndef FT_HAVE_SKB_CLEAR_TSTAMP
 static inline void skb_clear_tstamp(struct sk_buff *skb)
 {
