@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftctl enable, disable and show: per-device state.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <linux/fasttrack.h>
+
+#include "ftctl.h"
+#include "json.h"
+#include "parse.h"
+#include "print.h"
+
+struct ft_devfam {
+	bool enabled;
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+struct ft_dev {
+	uint32_t ifindex;
+	char ifname[IFNAMSIZ];
+	struct ft_devfam fam[FT_NFAMILIES];	/* as ft_families[] */
+};
+
+struct dev_list {
+	struct ft_dev *devs;
+	size_t n, cap;
+};
+
+/* A device name from the command line: valid, and present here. */
+static int check_dev(struct ftctl *ft, const char *dev)
+{
+	switch (check_ifname(dev)) {
+	case -EINVAL:
+		return ft_usage(ft, "invalid device name '%s' (at most %d characters, no '/', ':' or spaces)",
+				dev, IFNAMSIZ - 1);
+	case -ENODEV:
+		ft_err("no such device: %s", dev);
+		return FT_ERR;
+	}
+	return FT_OK;
+}
+
+/* DEV [FAMILY...]; @families is 0 when no family is named. */
+static int parse_dev_args(struct ftctl *ft, int argc, char **argv,
+			  const char **dev, uint32_t *families)
+{
+	int i;
+
+	if (argc < 2)
+		return ft_usage(ft, "missing device name");
+
+	*dev = argv[1];
+	*families = 0;
+	for (i = 2; i < argc; i++) {
+		uint32_t flag;
+
+		if (parse_family(argv[i], &flag)) {
+			ft_err("unknown family '%s' (expected ipv4 or ipv6)",
+			       argv[i]);
+			return FT_USAGE;
+		}
+		*families |= flag;
+	}
+	return check_dev(ft, *dev);
+}
+
+static int dev_change(struct ftctl *ft, int argc, char **argv, uint8_t cmd)
+{
+	uint32_t families = 0;
+	const char *dev = NULL;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = parse_dev_args(ft, argc, argv, &dev, &families);
+	if (ret)
+		return ret;
+
+	/* "enable DEV" means both families. */
+	if (cmd == FASTTRACK_CMD_DEV_ENABLE && !families)
+		families = FASTTRACK_F_IPV4 | FASTTRACK_F_IPV6;
+
+	ret = ft_connect(ft);
+	if (ret)
+		return ret;
+
+	nlh = nl_msg(&ft->nl, cmd, 0);
+	mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, dev);
+	/* "disable DEV" sends none: the kernel then disables every family. */
+	if (families)
+		mnl_attr_put_u32(nlh, FASTTRACK_A_FAMILIES, families);
+
+	ret = nl_request(&ft->nl, nlh, NULL, NULL);
+	if (ret)
+		return ft_request_error(ft, ret, dev, NULL);
+	if (*ft->nl.ext_msg)
+		ft_warn("%s", ft->nl.ext_msg);
+	return FT_OK;
+}
+
+int cmd_enable(struct ftctl *ft, int argc, char **argv)
+{
+	return dev_change(ft, argc, argv, FASTTRACK_CMD_DEV_ENABLE);
+}
+
+int cmd_disable(struct ftctl *ft, int argc, char **argv)
+{
+	return dev_change(ft, argc, argv, FASTTRACK_CMD_DEV_DISABLE);
+}
+
+static int devfam_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct ft_devfam *f = data;
+
+	if (!nl_attr_known(attr, FASTTRACK_A_DEVFAM_MAX))
+		return MNL_CB_OK;
+
+	switch (mnl_attr_get_type(attr)) {
+	case FASTTRACK_A_DEVFAM_ENABLED:
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return nl_bad_reply();
+		f->enabled = mnl_attr_get_u8(attr) != 0;
+		break;
+	case FASTTRACK_A_DEVFAM_PACKETS:
+		if (!nl_attr_is_uint(attr))
+			return nl_bad_reply();
+		f->packets = nl_attr_get_uint(attr);
+		break;
+	case FASTTRACK_A_DEVFAM_BYTES:
+		if (!nl_attr_is_uint(attr))
+			return nl_bad_reply();
+		f->bytes = nl_attr_get_uint(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int dev_attr_cb(const struct nlattr *attr, void *data)
+{
+	uint16_t type = mnl_attr_get_type(attr);
+	struct ft_dev *d = data;
+	unsigned int i;
+
+	if (!nl_attr_known(attr, FASTTRACK_A_MAX))
+		return MNL_CB_OK;
+
+	switch (type) {
+	case FASTTRACK_A_IFINDEX:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return nl_bad_reply();
+		d->ifindex = mnl_attr_get_u32(attr);
+		return MNL_CB_OK;
+	case FASTTRACK_A_IFNAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0 ||
+		    mnl_attr_get_payload_len(attr) > IFNAMSIZ)
+			return nl_bad_reply();
+		snprintf(d->ifname, sizeof(d->ifname), "%s",
+			 mnl_attr_get_str(attr));
+		return MNL_CB_OK;
+	}
+
+	for (i = 0; i < FT_NFAMILIES; i++) {
+		if (type != ft_families[i].dev_attr)
+			continue;
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return nl_bad_reply();
+		if (mnl_attr_parse_nested(attr, devfam_attr_cb, &d->fam[i]) < 0)
+			return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+static int dev_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dev_list *list = data;
+	struct ft_dev *d;
+
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 16;
+
+		d = realloc(list->devs, cap * sizeof(*d));
+		if (!d) {
+			errno = ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		list->devs = d;
+		list->cap = cap;
+	}
+	d = &list->devs[list->n];
+	memset(d, 0, sizeof(*d));
+
+	if (nl_parse(nlh, dev_attr_cb, d) < 0)
+		return MNL_CB_ERROR;
+	if (!d->ifindex)
+		return nl_bad_reply();
+	if (!d->ifname[0] && !if_indextoname(d->ifindex, d->ifname))
+		snprintf(d->ifname, sizeof(d->ifname), "if%" PRIu32, d->ifindex);
+	list->n++;
+	return MNL_CB_OK;
+}
+
+static void dev_list_reset(void *data)
+{
+	((struct dev_list *)data)->n = 0;
+}
+
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct ft_dev *x = a, *y = b;
+
+	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+static void print_json(const struct ftctl *ft, const struct dev_list *list)
+{
+	struct json j;
+	size_t i;
+	unsigned int f;
+
+	json_init(&j, stdout, ft->tty);
+	json_arr_open(&j, NULL);
+	for (i = 0; i < list->n; i++) {
+		const struct ft_dev *d = &list->devs[i];
+
+		json_obj_open(&j, NULL);
+		json_str(&j, "ifname", d->ifname);
+		json_u64(&j, "ifindex", d->ifindex);
+		for (f = 0; f < FT_NFAMILIES; f++) {
+			json_obj_open(&j, ft_families[f].name);
+			json_bool(&j, "enabled", d->fam[f].enabled);
+			json_u64(&j, "packets", d->fam[f].packets);
+			json_u64(&j, "bytes", d->fam[f].bytes);
+			json_obj_close(&j);
+		}
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_end(&j);
+}
+
+static int num_width(uint64_t v)
+{
+	int w = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		w++;
+	}
+	return w;
+}
+
+/*
+ * vlan22 (ifindex 5)
+ *   ipv4: on  packets 123 bytes 4567
+ *   ipv6: off packets 0 bytes 0
+ *
+ * On a terminal the counters are right-aligned across all devices.
+ */
+static void print_human(const struct ftctl *ft, const struct dev_list *list)
+{
+	int pw = 0, bw = 0;
+	unsigned int f;
+	size_t i;
+
+	if (ft->tty) {
+		for (i = 0; i < list->n; i++) {
+			for (f = 0; f < FT_NFAMILIES; f++) {
+				const struct ft_devfam *fam = &list->devs[i].fam[f];
+
+				if (num_width(fam->packets) > pw)
+					pw = num_width(fam->packets);
+				if (num_width(fam->bytes) > bw)
+					bw = num_width(fam->bytes);
+			}
+		}
+		if (!list->n)
+			printf("fasttrack is not enabled on any device\n");
+	}
+
+	for (i = 0; i < list->n; i++) {
+		const struct ft_dev *d = &list->devs[i];
+
+		printf("%s%s%s (ifindex %" PRIu32 ")\n", ft_color(ft, FT_C_BOLD),
+		       d->ifname, ft_color(ft, FT_C_RESET), d->ifindex);
+		for (f = 0; f < FT_NFAMILIES; f++) {
+			const struct ft_devfam *fam = &d->fam[f];
+
+			printf("  %s: %s%-*s%s packets %*" PRIu64 " bytes %*" PRIu64 "\n",
+			       ft_families[f].name,
+			       ft_color(ft, fam->enabled ? FT_C_ON : FT_C_OFF),
+			       ft->tty ? 3 : 0, fam->enabled ? "on" : "off",
+			       ft_color(ft, FT_C_RESET),
+			       pw, fam->packets, bw, fam->bytes);
+		}
+	}
+}
+
+int cmd_show(struct ftctl *ft, int argc, char **argv)
+{
+	struct dev_list list = { 0 };
+	struct nlmsghdr *nlh;
+	const char *dev = NULL;
+	int ret;
+
+	if (argc > 2)
+		return ft_usage(ft, "unexpected argument '%s'", argv[2]);
+	if (argc == 2) {
+		dev = argv[1];
+		ret = check_dev(ft, dev);
+		if (ret)
+			return ret;
+	}
+
+	ret = ft_connect(ft);
+	if (ret)
+		return ret;
+
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_DEV_GET, 0);
+	if (dev) {
+		mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, dev);
+		ret = nl_request(&ft->nl, nlh, dev_cb, &list);
+	} else {
+		ret = nl_dump(&ft->nl, nlh, dev_cb, dev_list_reset, &list);
+	}
+	if (ret) {
+		ret = ft_request_error(ft, ret, dev, NULL);
+		goto out;
+	}
+
+	qsort(list.devs, list.n, sizeof(*list.devs), dev_cmp);
+	if (ft->json)
+		print_json(ft, &list);
+	else
+		print_human(ft, &list);
+	ret = FT_OK;
+out:
+	free(list.devs);
+	return ret;
+}

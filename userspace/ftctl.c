@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftctl: control fasttrack, the software flow offload for Linux routers.
+ *
+ * main() parses the global options and runs one command from the table
+ * below. Commands check their arguments before they open the netlink
+ * socket, and print human output (aligned and coloured only on a
+ * terminal) or, with -j, JSON.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/fasttrack.h>
+
+#include "ftctl.h"
+#include "print.h"
+
+static int cmd_help(struct ftctl *ft, int argc, char **argv);
+
+static const struct ft_cmd commands[] = {
+	{ "enable", cmd_enable, "DEV [ipv4|ipv6]",
+	  "turn the fast path on for a device",
+	  "Without a family, both ipv4 and ipv6 are enabled. Enabling is\n"
+	  "additive: families already enabled stay enabled.\n" },
+	{ "disable", cmd_disable, "DEV [ipv4|ipv6]",
+	  "turn the fast path off for a device",
+	  "Without a family, every family is disabled and the device is\n"
+	  "released. Cached flows that entered through it are dropped.\n" },
+	{ "show", cmd_show, "[DEV]",
+	  "show devices and their per-family counters",
+	  "Without DEV, every device that has fasttrack enabled is listed.\n" },
+	{ "stats", cmd_stats, "",
+	  "show the global statistics",
+	  "Counters of the current network namespace: cached flows and why\n"
+	  "they went away, packets forwarded, and packets punted to the\n"
+	  "full stack by reason.\n" },
+	{ "get", cmd_get, "",
+	  "show the settings",
+	  "Settings of the current network namespace, one \"KEY VALUE\" line\n"
+	  "each, in the form \"ftctl set\" takes.\n" },
+	{ "set", cmd_set, "KEY VALUE [KEY VALUE...]",
+	  "change settings",
+	  "Settings are per network namespace. Keys:\n"
+	  "  max-flows N            maximum cached flow directions\n"
+	  "  tcp-timeout SECONDS    idle time before a TCP flow expires\n"
+	  "  udp-timeout SECONDS    idle time before a UDP flow expires\n"
+	  "  skip-mark MARK[/MASK]  connections whose packet or ct mark,\n"
+	  "                         masked, equals MARK stay on the slow path;\n"
+	  "                         without /MASK the mask is 0xffffffff\n"
+	  "  skip-mask MASK         the mask alone; 0 turns the check off\n"
+	  "Marks and masks are hex (0x...) or decimal.\n" },
+	{ "help", cmd_help, "[COMMAND]",
+	  "show this help, or the help of one command",
+	  NULL },
+};
+
+#define NCOMMANDS MNL_ARRAY_SIZE(commands)
+
+static const struct ft_cmd *find_command(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"Usage: ftctl [OPTIONS] COMMAND [ARGS...]\n"
+		"\n"
+		"Control fasttrack, the software flow offload for Linux routers.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < NCOMMANDS; i++) {
+		char synopsis[64];
+
+		snprintf(synopsis, sizeof(synopsis), "%s %s",
+			 commands[i].name, commands[i].args);
+		fprintf(f, "  %-30s %s\n", synopsis, commands[i].help);
+	}
+	fprintf(f,
+		"\n"
+		"Options:\n"
+		"  -j, --json     JSON output (show, stats, get)\n"
+		"  -h, --help     this help; \"ftctl COMMAND --help\" for one command\n"
+		"  -V, --version  print the version\n"
+		"\n"
+		"See ftctl(8).\n");
+}
+
+static void command_usage(const struct ft_cmd *cmd)
+{
+	printf("Usage: ftctl %s%s%s\n\n%c%s.\n", cmd->name,
+	       *cmd->args ? " " : "", cmd->args,
+	       toupper((unsigned char)cmd->help[0]), cmd->help + 1);
+	if (cmd->detail)
+		printf("\n%s", cmd->detail);
+}
+
+static int cmd_help(struct ftctl *ft, int argc, char **argv)
+{
+	const struct ft_cmd *cmd;
+
+	if (argc > 2)
+		return ft_usage(ft, "unexpected argument '%s'", argv[2]);
+	if (argc < 2) {
+		usage(stdout);
+		return FT_OK;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		ft_err("unknown command '%s'", argv[1]);
+		fprintf(stderr, "Try 'ftctl --help'.\n");
+		return FT_USAGE;
+	}
+	command_usage(cmd);
+	return FT_OK;
+}
+
+int ft_usage(struct ftctl *ft, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("ftctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'ftctl %s --help'.\n", ft->cmd->name);
+	return FT_USAGE;
+}
+
+int ft_connect(struct ftctl *ft)
+{
+	int ret;
+
+	if (ft->connected)
+		return FT_OK;
+
+	ret = nl_open(&ft->nl, FASTTRACK_GENL_NAME, FASTTRACK_GENL_VERSION);
+	if (ret == -ENOENT) {
+		ft_err("the fasttrack module is not loaded (try: modprobe fasttrack)");
+		return FT_ERR;
+	}
+	if (ret) {
+		ft_err("cannot open a generic netlink socket: %s",
+		       strerror(-ret));
+		return FT_ERR;
+	}
+	ft->connected = true;
+	return FT_OK;
+}
+
+/* Errors that did not come from the kernel: the socket, or a bad reply. */
+static int local_error(struct ftctl *ft, int err)
+{
+	switch (err) {
+	case EBADMSG:
+		ft_err("%s: malformed reply from the fasttrack module", ft->cmd->name);
+		break;
+	case EINTR:
+		ft_err("%s: the list kept changing while it was read; try again",
+		       ft->cmd->name);
+		break;
+	case ENOMEM:
+		ft_err("out of memory");
+		break;
+	default:
+		ft_err("%s: netlink: %s", ft->cmd->name, strerror(err));
+		break;
+	}
+	return FT_ERR;
+}
+
+int ft_request_error(struct ftctl *ft, int err, const char *dev,
+		     const char *subject)
+{
+	const char *msg = ft->nl.ext_msg;
+
+	if (err < 0)
+		err = -err;
+	if (!ft->nl.kernel_err)
+		return local_error(ft, err);
+
+	/* These have one meaning whatever the kernel adds. */
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		ft_err("not permitted: changing fasttrack state needs CAP_NET_ADMIN (run as root)");
+		return FT_ERR;
+	case ENODEV:
+		if (!dev)
+			break;
+		ft_err("no such device: %s", dev);
+		return FT_ERR;
+	}
+
+	/* The kernel's own words, prefixed with what the request named. */
+	if (!subject)
+		subject = dev;
+	if (*msg) {
+		char range[64] = "";
+
+		if (ft->nl.has_ext_range)
+			snprintf(range, sizeof(range),
+				 " (allowed: %" PRIu64 "-%" PRIu64 ")",
+				 ft->nl.ext_min, ft->nl.ext_max);
+		if (subject)
+			ft_err("%s: %s%s", subject, msg, range);
+		else
+			ft_err("%s%s", msg, range);
+		return FT_ERR;
+	}
+
+	/* No extack: say what the documented error codes mean. */
+	switch (err) {
+	case ENOENT:
+		if (!dev)
+			break;
+		ft_err("fasttrack is not enabled on %s", dev);
+		return FT_ERR;
+	case EOPNOTSUPP:
+		if (dev)
+			ft_err("%s is not an Ethernet-like device; fasttrack cannot use it",
+			       dev);
+		else
+			ft_err("%s: the loaded fasttrack module does not support this command (is it older than ftctl?)",
+			       ft->cmd->name);
+		return FT_ERR;
+	case ERANGE:
+		ft_err("%s: value out of range (max-flows 1-%u, tcp-timeout and udp-timeout 1-%u seconds)",
+		       subject ? subject : ft->cmd->name,
+		       FASTTRACK_MAX_FLOWS_LIMIT, FASTTRACK_TIMEOUT_LIMIT);
+		return FT_ERR;
+	}
+
+	if (subject)
+		ft_err("%s %s: %s", ft->cmd->name, subject, strerror(err));
+	else
+		ft_err("%s: %s", ft->cmd->name, strerror(err));
+	return FT_ERR;
+}
+
+/*
+ * "ftctl COMMAND --help" anywhere in the arguments prints the command's
+ * help. A global option after the command is a mistake worth naming.
+ */
+static int check_command_args(struct ftctl *ft, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			command_usage(ft->cmd);
+			return FT_OK;
+		}
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json") ||
+		    !strcmp(argv[i], "-V") || !strcmp(argv[i], "--version"))
+			return ft_usage(ft, "option '%s' goes before the command: ftctl %s %s ...",
+					argv[i], argv[i], ft->cmd->name);
+	}
+	return -1;
+}
+
+static bool want_color(void)
+{
+	const char *term = getenv("TERM");
+	const char *no_color = getenv("NO_COLOR");
+
+	/* https://no-color.org: any non-empty NO_COLOR turns colour off. */
+	if (no_color && *no_color)
+		return false;
+	return term && *term && strcmp(term, "dumb") != 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json",	no_argument,	NULL, 'j' },
+		{ "help",	no_argument,	NULL, 'h' },
+		{ "version",	no_argument,	NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ftctl ft = { 0 };
+	int opt, ret;
+
+	ft.tty = isatty(STDOUT_FILENO);
+	ft.color = ft.tty && want_color();
+
+	opterr = 0;
+	/* '+': options end at the command, as in "ftctl -j show". */
+	while ((opt = getopt_long(argc, argv, "+jhV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ft.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return FT_OK;
+		case 'V':
+			printf("ftctl %s\n", FTCTL_VERSION);
+			return FT_OK;
+		default:
+			if (optopt)
+				ft_err("unknown option '-%c'", optopt);
+			else
+				ft_err("unknown option '%s'", argv[optind - 1]);
+			fprintf(stderr, "Try 'ftctl --help'.\n");
+			return FT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (argc < 1) {
+		usage(stderr);
+		return FT_USAGE;
+	}
+	ft.cmd = find_command(argv[0]);
+	if (!ft.cmd) {
+		ft_err("unknown command '%s'", argv[0]);
+		fprintf(stderr, "Try 'ftctl --help'.\n");
+		return FT_USAGE;
+	}
+
+	ret = check_command_args(&ft, argc, argv);
+	if (ret < 0)
+		ret = ft.cmd->fn(&ft, argc, argv);
+
+	if (ft.connected)
+		nl_close(&ft.nl);
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			ft_err("write error: %s", strerror(errno));
+		ret = ret ? ret : FT_ERR;
+	}
+	return ret;
+}

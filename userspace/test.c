@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftctl unit tests: the JSON writer, value parsing, and the netlink
+ * transport against the kernel's own "nlctrl" family (always present), so
+ * that dumps, acks and extack parsing run without the fasttrack module.
+ *
+ * Output is TAP; the exit code is 0 only if every test passed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "json.h"
+#include "nl.h"
+#include "parse.h"
+
+static int tests, failed;
+
+static void __attribute__((format(printf, 2, 3))) ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tests++;
+	if (!cond)
+		failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Run @fn on a memory stream and compare what it wrote with @want. */
+static void check_output(void (*fn)(FILE *f, const void *arg), const void *arg,
+			 const char *want, const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, arg);
+	fclose(f);
+	ok(!strcmp(buf, want), "%s", name);
+	if (strcmp(buf, want))
+		printf("# got:  [%s]\n# want: [%s]\n", buf, want);
+	free(buf);
+}
+
+static void write_string(FILE *f, const void *arg)
+{
+	json_write_string(f, arg);
+}
+
+static void test_json_strings(void)
+{
+	static const struct {
+		const char *in, *out, *name;
+	} cases[] = {
+		{ "vlan22", "\"vlan22\"", "plain" },
+		{ "", "\"\"", "empty" },
+		{ "a\"b\\c", "\"a\\\"b\\\\c\"", "quote and backslash" },
+		{ "\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"", "short escapes" },
+		{ "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"", "control bytes" },
+		{ "/", "\"/\"", "slash stays" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"", "UTF-8 2 bytes" },
+		{ "\xe2\x82\xac", "\"\xe2\x82\xac\"", "UTF-8 3 bytes" },
+		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"", "UTF-8 4 bytes" },
+		{ "a\xffz", "\"a\\ufffdz\"", "invalid byte" },
+		{ "\xc3", "\"\\ufffd\"", "truncated sequence" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"", "overlong" },
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "surrogate" },
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		  "above U+10FFFF" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < MNL_ARRAY_SIZE(cases); i++)
+		check_output(write_string, cases[i].in, cases[i].out,
+			     cases[i].name);
+}
+
+static void write_doc(FILE *f, const void *arg)
+{
+	struct json j;
+
+	json_init(&j, f, *(const bool *)arg);
+	json_arr_open(&j, NULL);
+	json_obj_open(&j, NULL);
+	json_str(&j, "ifname", "eth0");
+	json_u64(&j, "ifindex", 5);
+	json_obj_open(&j, "ipv4");
+	json_bool(&j, "enabled", true);
+	json_u64(&j, "bytes", 18446744073709551615ULL);
+	json_obj_close(&j);
+	json_obj_open(&j, "empty");
+	json_obj_close(&j);
+	json_strf(&j, "mark", "0x%x", 255);
+	json_obj_close(&j);
+	json_arr_close(&j);
+	json_end(&j);
+}
+
+static void write_empty(FILE *f, const void *arg)
+{
+	struct json j;
+
+	json_init(&j, f, *(const bool *)arg);
+	json_arr_open(&j, NULL);
+	json_arr_close(&j);
+	json_end(&j);
+}
+
+static void test_json_docs(void)
+{
+	static const bool compact = false, pretty = true;
+
+	check_output(write_doc, &compact,
+		     "[{\"ifname\":\"eth0\",\"ifindex\":5,\"ipv4\":{\"enabled\":true,"
+		     "\"bytes\":18446744073709551615},\"empty\":{},\"mark\":\"0xff\"}]\n",
+		     "compact document");
+	check_output(write_doc, &pretty,
+		     "[\n"
+		     "  {\n"
+		     "    \"ifname\": \"eth0\",\n"
+		     "    \"ifindex\": 5,\n"
+		     "    \"ipv4\": {\n"
+		     "      \"enabled\": true,\n"
+		     "      \"bytes\": 18446744073709551615\n"
+		     "    },\n"
+		     "    \"empty\": {},\n"
+		     "    \"mark\": \"0xff\"\n"
+		     "  }\n"
+		     "]\n",
+		     "pretty document");
+	check_output(write_empty, &compact, "[]\n", "empty array");
+	check_output(write_empty, &pretty, "[]\n", "empty array, pretty");
+}
+
+static void test_parse(void)
+{
+	static const struct {
+		const char *in;
+		bool hex;
+		int ret;
+		uint32_t val;
+	} u32s[] = {
+		{ "0", false, 0, 0 },
+		{ "65536", false, 0, 65536 },
+		{ "007", false, 0, 7 },
+		{ "4294967295", false, 0, 4294967295U },
+		{ "4294967296", false, -ERANGE, 0 },
+		{ "99999999999999999999999", false, -ERANGE, 0 },
+		{ "", false, -EINVAL, 0 },
+		{ "-1", false, -EINVAL, 0 },
+		{ "+1", false, -EINVAL, 0 },
+		{ " 1", false, -EINVAL, 0 },
+		{ "1 ", false, -EINVAL, 0 },
+		{ "12x", false, -EINVAL, 0 },
+		{ "0x10", false, -EINVAL, 0 },
+		{ "0x10", true, 0, 16 },
+		{ "0XfF", true, 0, 255 },
+		{ "0xffffffff", true, 0, 0xffffffff },
+		{ "0x100000000", true, -ERANGE, 0 },
+		{ "0x", true, -EINVAL, 0 },
+		{ "0x0x5", true, -EINVAL, 0 },
+		{ "0x-1", true, -EINVAL, 0 },
+		{ "10", true, 0, 10 },
+	};
+	uint32_t val, mark, mask, flag;
+	bool has_mask;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < MNL_ARRAY_SIZE(u32s); i++) {
+		val = 0;
+		ret = parse_u32(u32s[i].in, &val, u32s[i].hex);
+		ok(ret == u32s[i].ret && (ret || val == u32s[i].val),
+		   "parse_u32(\"%s\", %s) = %d, %u", u32s[i].in,
+		   u32s[i].hex ? "hex" : "dec", ret, val);
+	}
+
+	ret = parse_mark("0x10", &mark, &mask, &has_mask);
+	ok(!ret && mark == 0x10 && !has_mask, "mark without mask");
+	ret = parse_mark("0x10/0xf0", &mark, &mask, &has_mask);
+	ok(!ret && mark == 0x10 && mask == 0xf0 && has_mask, "mark/mask");
+	ret = parse_mark("16/240", &mark, &mask, &has_mask);
+	ok(!ret && mark == 16 && mask == 240 && has_mask, "decimal mark/mask");
+	ok(parse_mark("1/", &mark, &mask, &has_mask) == -EINVAL, "empty mask");
+	ok(parse_mark("/1", &mark, &mask, &has_mask) == -EINVAL, "empty mark");
+	ok(parse_mark("1/2/3", &mark, &mask, &has_mask) == -EINVAL, "two slashes");
+
+	ok(!parse_family("ipv4", &flag) && flag == 1, "family ipv4");
+	ok(!parse_family("ipv6", &flag) && flag == 2, "family ipv6");
+	ok(parse_family("ipv5", &flag) == -EINVAL, "family ipv5");
+	ok(parse_family("IPV4", &flag) == -EINVAL, "family is case-sensitive");
+
+	ok(check_ifname("lo") == 0, "ifname lo exists");
+	ok(check_ifname("ftctl-nosuch0") == -ENODEV, "ifname missing");
+	ok(check_ifname("") == -EINVAL, "ifname empty");
+	ok(check_ifname("0123456789abcdef") == -EINVAL, "ifname 16 chars");
+	ok(check_ifname("a/b") == -EINVAL, "ifname with slash");
+	ok(check_ifname("a b") == -EINVAL, "ifname with space");
+	ok(check_ifname("..") == -EINVAL, "ifname ..");
+}
+
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(*(int *)data)++;
+	return MNL_CB_OK;
+}
+
+static void reset_count(void *data)
+{
+	*(int *)data = 0;
+}
+
+static void test_nl(void)
+{
+	struct nlmsghdr *nlh;
+	struct nl nl;
+	int ret, n = 0;
+
+	ret = nl_open(&nl, "ftctl-nosuch", 1);
+	ok(ret == -ENOENT, "unknown family is -ENOENT (%d)", ret);
+
+	ret = nl_open(&nl, "nlctrl", 2);
+	ok(ret == 0 && nl.family == GENL_ID_CTRL, "resolve nlctrl (%d)", ret);
+	if (ret)
+		return;
+
+	nlh = nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	ret = nl_dump(&nl, nlh, count_cb, reset_count, &n);
+	ok(ret == 0 && n > 1, "dump all families: %d messages (%d)", n, ret);
+
+	/* The socket is still in step after a dump. */
+	n = 0;
+	nlh = nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, "nlctrl");
+	ret = nl_request(&nl, nlh, count_cb, &n);
+	ok(ret == 0 && n == 1, "doit after dump: %d message (%d)", n, ret);
+
+	/* A request the policy rejects gets an error, with extack if any. */
+	nlh = nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	mnl_attr_put_u32(nlh, CTRL_ATTR_VERSION, 1);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, "much-too-long-for-genl");
+	ret = nl_request(&nl, nlh, count_cb, &n);
+	ok(ret == -EINVAL && nl.kernel_err,
+	   "policy error %d, extack \"%s\", blamed attr %u",
+	   ret, nl.ext_msg, nl_blamed_attr(&nl));
+	if (nl.has_ext_offs)
+		ok(nl_blamed_attr(&nl) == CTRL_ATTR_FAMILY_NAME,
+		   "extack offset points at the bad attribute");
+
+	/* And a plain error without extack, on the same socket. */
+	nlh = nl_msg(&nl, CTRL_CMD_GETFAMILY, 0);
+	mnl_attr_put_u16(nlh, CTRL_ATTR_FAMILY_ID, 0xfff0);
+	ret = nl_request(&nl, nlh, count_cb, &n);
+	ok(ret == -ENOENT && nl.kernel_err && !nl.has_ext_offs,
+	   "plain error %d", ret);
+
+	nl_close(&nl);
+}
+
+int main(void)
+{
+	test_json_strings();
+	test_json_docs();
+	test_parse();
+	test_nl();
+	printf("1..%d\n", tests);
+	if (failed)
+		printf("# %d of %d failed\n", failed, tests);
+	return failed ? 1 : 0;
+}
