@@ -351,6 +351,7 @@ static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	struct ft_net *fn = ft_net(genl_info_net(info));
 	struct nlattr **attrs = info->attrs;
 	struct ft_config *cfg = &fn->cfg;
+	u32 mark, mask;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(ft_cfg_ranges); i++) {
@@ -369,6 +370,18 @@ static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	mutex_lock(&fn->cfg_lock);
+	mark = attrs[FASTTRACK_A_CFG_SKIP_MARK] ?
+	       nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MARK]) : cfg->skip_mark;
+	mask = attrs[FASTTRACK_A_CFG_SKIP_MASK] ?
+	       nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MASK]) : cfg->skip_mask;
+	if (mark & ~mask) {
+		mutex_unlock(&fn->cfg_lock);
+		NL_SET_BAD_ATTR(info->extack, attrs[FASTTRACK_A_CFG_SKIP_MARK] ?:
+					      attrs[FASTTRACK_A_CFG_SKIP_MASK]);
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "skip-mark has bits outside skip-mask, so it could never match");
+		return -EINVAL;
+	}
 	if (attrs[FASTTRACK_A_CFG_MAX_FLOWS])
 		WRITE_ONCE(cfg->max_flows,
 			   nla_get_u32(attrs[FASTTRACK_A_CFG_MAX_FLOWS]));
@@ -378,12 +391,8 @@ static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	if (attrs[FASTTRACK_A_CFG_UDP_TIMEOUT])
 		WRITE_ONCE(cfg->udp_timeout,
 			   nla_get_u32(attrs[FASTTRACK_A_CFG_UDP_TIMEOUT]));
-	if (attrs[FASTTRACK_A_CFG_SKIP_MARK])
-		WRITE_ONCE(cfg->skip_mark,
-			   nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MARK]));
-	if (attrs[FASTTRACK_A_CFG_SKIP_MASK])
-		WRITE_ONCE(cfg->skip_mask,
-			   nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MASK]));
+	WRITE_ONCE(cfg->skip_mark, mark);
+	WRITE_ONCE(cfg->skip_mask, mask);
 	mutex_unlock(&fn->cfg_lock);
 	return 0;
 }

@@ -43,6 +43,7 @@
  *       FASTTRACK_A_DEVFAM_PACKETS  u64  packets the fast path forwarded
  *                                        of those received on this device
  *       FASTTRACK_A_DEVFAM_BYTES    u64  their bytes (IP header onwards)
+ *     Both family nests are always present.
  *   Errors (doit): ENODEV no such device; ENOENT device is not enabled.
  *
  * FASTTRACK_CMD_STATS_GET
@@ -63,7 +64,10 @@
  *     FASTTRACK_A_CFG_SKIP_MARK    u32  connections whose packet mark or ct
  *     FASTTRACK_A_CFG_SKIP_MASK    u32  mark, masked by SKIP_MASK, equals
  *                                       SKIP_MARK stay on the slow path;
- *                                       mask 0 disables the check
+ *                                       mask 0 disables the check;
+ *                                       SKIP_MARK may not have bits
+ *                                       outside SKIP_MASK (EINVAL)
+ *   Nothing changes unless every value is valid.
  *   Errors: ERANGE value out of range (extack names the range).
  */
 #ifndef _UAPI_LINUX_FASTTRACK_H
