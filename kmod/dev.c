@@ -29,35 +29,23 @@ static bool ft_dev_is_ethernet(const struct net_device *dev)
 	       !(dev->flags & IFF_LOOPBACK);
 }
 
-/* The first enabled device of a netns starts learning and route watch. */
+/* The first enabled device of a netns starts learning. */
 static int ft_net_activate(struct ft_net *fn, struct netlink_ext_ack *extack)
 {
 	int err;
 
 	if (fn->ndevs++)
 		return 0;
-
-	err = ft_route_watch_start(fn, extack);
-	if (err)
-		goto err_route;
 	err = ft_learn_start(fn, extack);
 	if (err)
-		goto err_learn;
-	return 0;
-
-err_learn:
-	ft_route_watch_stop(fn);
-err_route:
-	fn->ndevs--;
+		fn->ndevs--;
 	return err;
 }
 
 static void ft_net_deactivate(struct ft_net *fn)
 {
-	if (--fn->ndevs)
-		return;
-	ft_learn_stop(fn);
-	ft_route_watch_stop(fn);
+	if (!--fn->ndevs)
+		ft_learn_stop(fn);
 }
 
 static void ft_dev_free_rcu(struct rcu_head *head)

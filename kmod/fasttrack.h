@@ -74,7 +74,7 @@ struct ft_dev_stats_pcpu {
 	struct u64_stats_sync syncp;
 };
 
-/* Per-netns settings; written under ft_net.cfg_lock, read with READ_ONCE. */
+/* Per-netns settings; written under ft_net.lock, read with READ_ONCE. */
 struct ft_config {
 	u32 max_flows;
 	u32 tcp_timeout;	/* seconds */
@@ -158,7 +158,7 @@ struct ft_net {
 	unsigned int ndevs;		/* RTNL */
 	struct notifier_block fib_nb;
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
-	struct mutex cfg_lock;
+	struct mutex lock;		/* settings, route watch */
 	struct delayed_work gc_work;
 };
 

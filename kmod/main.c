@@ -31,7 +31,7 @@ static int __net_init ft_net_init(struct net *net)
 	fn->cfg = ft_config_default;
 	INIT_LIST_HEAD(&fn->devs);
 	xa_init(&fn->dev_index);
-	mutex_init(&fn->cfg_lock);
+	mutex_init(&fn->lock);
 	atomic_set(&fn->route_gen, 0);
 
 	fn->stats = netdev_alloc_pcpu_stats(struct ft_stats_pcpu);
@@ -54,6 +54,7 @@ static void __net_exit ft_net_exit(struct net *net)
 	rtnl_lock();
 	ft_dev_disable_all(fn);
 	rtnl_unlock();
+	ft_route_watch_stop(fn);
 	ft_table_exit(fn);
 	WARN_ON_ONCE(!xa_empty(&fn->dev_index));
 	xa_destroy(&fn->dev_index);

@@ -91,6 +91,9 @@ static int ft_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
 	err = ft_nl_families(info, &families);
 	if (err)
 		return err;
+	err = ft_route_watch_start(fn, info->extack);
+	if (err)
+		return err;
 
 	rtnl_lock();
 	dev = ft_nl_dev(info);
@@ -369,13 +372,13 @@ static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
-	mutex_lock(&fn->cfg_lock);
+	mutex_lock(&fn->lock);
 	mark = attrs[FASTTRACK_A_CFG_SKIP_MARK] ?
 	       nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MARK]) : cfg->skip_mark;
 	mask = attrs[FASTTRACK_A_CFG_SKIP_MASK] ?
 	       nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MASK]) : cfg->skip_mask;
 	if (mark & ~mask) {
-		mutex_unlock(&fn->cfg_lock);
+		mutex_unlock(&fn->lock);
 		NL_SET_BAD_ATTR(info->extack, attrs[FASTTRACK_A_CFG_SKIP_MARK] ?:
 					      attrs[FASTTRACK_A_CFG_SKIP_MASK]);
 		NL_SET_ERR_MSG_MOD(info->extack,
@@ -393,7 +396,7 @@ static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 			   nla_get_u32(attrs[FASTTRACK_A_CFG_UDP_TIMEOUT]));
 	WRITE_ONCE(cfg->skip_mark, mark);
 	WRITE_ONCE(cfg->skip_mask, mask);
-	mutex_unlock(&fn->cfg_lock);
+	mutex_unlock(&fn->lock);
 	return 0;
 }
 

@@ -39,14 +39,28 @@ static void ft_fib_dump_flush(struct notifier_block *nb)
 	atomic_inc(&fn->route_gen);
 }
 
+/*
+ * Registering dumps the FIB under RTNL, so callers must not hold it. Once
+ * registered, the notifier stays until the netns goes.
+ */
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 {
-	fn->fib_nb.notifier_call = ft_fib_event;
-	return register_fib_notifier(fn->net, &fn->fib_nb, ft_fib_dump_flush,
-				     extack);
+	int err = 0;
+
+	mutex_lock(&fn->lock);
+	if (!fn->fib_nb.notifier_call) {
+		fn->fib_nb.notifier_call = ft_fib_event;
+		err = register_fib_notifier(fn->net, &fn->fib_nb,
+					    ft_fib_dump_flush, extack);
+		if (err)
+			fn->fib_nb.notifier_call = NULL;
+	}
+	mutex_unlock(&fn->lock);
+	return err;
 }
 
 void ft_route_watch_stop(struct ft_net *fn)
 {
-	unregister_fib_notifier(fn->net, &fn->fib_nb);
+	if (fn->fib_nb.notifier_call)
+		unregister_fib_notifier(fn->net, &fn->fib_nb);
 }
