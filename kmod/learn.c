@@ -68,6 +68,20 @@ static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
 	return false;
 }
 
+/*
+ * Conntrack will not see the packets of an offloaded direction, so the
+ * acknowledgements of the other direction would fall outside the windows
+ * it tracks, and be invalid. Stop window checks for this connection, as
+ * the nftables flowtable does.
+ */
+static void ft_ct_tcp_liberal(struct nf_conn *ct)
+{
+	spin_lock_bh(&ct->lock);
+	ct->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
+	ct->proto.tcp.seen[1].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
+	spin_unlock_bh(&ct->lock);
+}
+
 /* The neighbour the packet is sent to, referenced, or NULL. */
 static struct neighbour *ft_nexthop_neigh(struct sk_buff *skb,
 					  struct net_device *out,
@@ -167,6 +181,9 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	timeout = (s32)(READ_ONCE(ct->timeout) - nfct_time_stamp);
 	flow->ct_timeout = max_t(s32, timeout, HZ);
 
+	if (nf_ct_protonum(ct) == IPPROTO_TCP)
+		ft_ct_tcp_liberal(ct);
+
 	flow->neigh = n;
 	flow->out = out;
 	dev_hold(out);
@@ -183,17 +200,21 @@ err_neigh:
 	neigh_release(n);
 }
 
+/*
+ * A forwarded packet came in on a device; a locally generated one did not
+ * (skb_iif is 0) or belongs to a socket. IPv6 has no IPSKB_FORWARDED.
+ */
+static bool ft_forwarded(const struct sk_buff *skb)
+{
+	return skb->skb_iif && !skb->sk;
+}
+
 static unsigned int ft_learn_hook(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	struct ft_net *fn = priv;
-
-	if (state->pf == NFPROTO_IPV4) {
-		if (IPCB(skb)->flags & IPSKB_FORWARDED)
-			ft_learn(fn, skb, state->out, FT_FAM_V4);
-	} else if (IP6CB(skb)->flags & IP6SKB_FORWARDED) {
-		ft_learn(fn, skb, state->out, FT_FAM_V6);
-	}
+	if (ft_forwarded(skb))
+		ft_learn(priv, skb, state->out,
+			 state->pf == NFPROTO_IPV4 ? FT_FAM_V4 : FT_FAM_V6);
 	return NF_ACCEPT;
 }
 
