@@ -223,9 +223,12 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 		return ft_punt(fn, FT_STAT_PUNT_TCP_FLAGS);
 	}
 
-	if (unlikely(flow->route_gen != (u32)atomic_read(&fn->route_gen) ||
-		     !ft_neigh_usable(flow->neigh))) {
-		ft_flow_teardown(fn, flow, FT_STAT_INVALIDATED);
+	if (unlikely(flow->route_gen != (u32)atomic_read(&fn->route_gen))) {
+		ft_flow_teardown(fn, flow, FT_STAT_ROUTE_CHANGED);
+		return ft_punt(fn, FT_STAT_PUNT_STALE);
+	}
+	if (unlikely(!ft_neigh_usable(flow->neigh))) {
+		ft_flow_teardown(fn, flow, FT_STAT_NEIGH_CHANGED);
 		return ft_punt(fn, FT_STAT_PUNT_STALE);
 	}
 

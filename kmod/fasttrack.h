@@ -60,6 +60,9 @@ enum ft_stat {
 	FT_STAT_PUNT_MALFORMED,
 	FT_STAT_PUNT_UNKNOWN,
 	FT_STAT_PUNT_STALE,
+	FT_STAT_ROUTE_CHANGED,
+	FT_STAT_NEIGH_CHANGED,
+	FT_STAT_FLUSHED,
 	FT_STAT_NUM,
 };
 
@@ -110,6 +113,7 @@ struct ft_nat {
 struct ft_flow {
 	struct rhash_head node;
 	struct ft_key key;
+	u32 id;			/* in ft_net.flow_ids */
 	int iif;
 	u16 mtu;
 	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
@@ -152,6 +156,8 @@ struct ft_net {
 	struct ft_config cfg;
 
 	atomic_t nflows ____cacheline_aligned_in_smp;
+	struct xarray flow_ids;		/* id -> flow, in learning order */
+	u32 next_id;
 
 	struct list_head devs;		/* RTNL */
 	struct xarray dev_index;	/* ifindex -> ft_dev, RCU readers */
@@ -177,6 +183,8 @@ static inline void ft_stat_inc(struct ft_net *fn, enum ft_stat stat)
 }
 
 void ft_stats_read(struct ft_net *fn, u64 *out);
+void ft_stats_read_cpu(struct ft_net *fn, int cpu, u64 *out);
+u32 ft_stat_reason(enum ft_stat stat);
 void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
 		       u64 *packets, u64 *bytes);
 
@@ -194,14 +202,19 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 void ft_key_from_tuple(struct ft_key *key,
 		       const struct nf_conntrack_tuple *t);
 
-/* Remove every flow for which match() is true; process context. */
-void ft_table_kill_matching(struct ft_net *fn,
-			    bool (*match)(const struct ft_flow *flow,
-					  const void *arg),
-			    const void *arg, enum ft_stat reason);
+/* Which flows a flush or a dump is about: 0 / all families match all. */
+struct ft_filter {
+	int iif;
+	const struct net_device *dev;	/* ingress or egress */
+	u8 families;
+};
+
+bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow);
+void ft_table_kill(struct ft_net *fn, const struct ft_filter *f,
+		   enum ft_stat reason);
 void ft_table_kill_dev(struct ft_net *fn, const struct net_device *dev,
 		       u8 families);
-void ft_table_flush(struct ft_net *fn);
+struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id);
 
 /* dev.c */
 struct ft_dev *ft_dev_find(struct ft_net *fn, const struct net_device *dev);
@@ -227,5 +240,7 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 /* netlink.c */
 int ft_genl_init(void);
 void ft_genl_exit(void);
+void ft_nl_flow_event(struct ft_net *fn, const struct ft_flow *flow,
+		      enum ft_stat reason);
 
 #endif /* _FT_FASTTRACK_H */

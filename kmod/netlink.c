@@ -4,6 +4,7 @@
  * check types and lengths; the handlers check meaning, and every rejection
  * names the attribute and says what to fix.
  */
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 
@@ -24,6 +25,13 @@ static const struct nla_policy ft_policy[FASTTRACK_A_MAX + 1] = {
 	[FASTTRACK_A_CFG_UDP_TIMEOUT]	= { .type = NLA_U32 },
 	[FASTTRACK_A_CFG_SKIP_MARK]	= { .type = NLA_U32 },
 	[FASTTRACK_A_CFG_SKIP_MASK]	= { .type = NLA_U32 },
+	[FASTTRACK_A_STATS_PERCPU]	= { .type = NLA_FLAG },
+	[FASTTRACK_A_STATS_CPU]		= { .type = NLA_REJECT },
+	[FASTTRACK_A_FLOW]		= { .type = NLA_REJECT },
+};
+
+static const struct genl_multicast_group ft_mcgrps[] = {
+	{ .name = FASTTRACK_MCGRP_EVENTS, },
 };
 
 /* The device a request names, by index, name or both; RTNL held. */
@@ -264,30 +272,62 @@ static const u16 ft_stat_attr[FT_STAT_NUM] = {
 	[FT_STAT_PUNT_MALFORMED]	= FASTTRACK_A_STAT_PUNT_MALFORMED,
 	[FT_STAT_PUNT_UNKNOWN]		= FASTTRACK_A_STAT_PUNT_UNKNOWN,
 	[FT_STAT_PUNT_STALE]		= FASTTRACK_A_STAT_PUNT_STALE,
+	[FT_STAT_ROUTE_CHANGED]		= FASTTRACK_A_STAT_ROUTE_CHANGED,
+	[FT_STAT_NEIGH_CHANGED]		= FASTTRACK_A_STAT_NEIGH_CHANGED,
+	[FT_STAT_FLUSHED]		= FASTTRACK_A_STAT_FLUSHED,
 };
+
+static int ft_nl_put_counters(struct sk_buff *msg, const u64 *val)
+{
+	int i;
+
+	for (i = 0; i < FT_STAT_NUM; i++)
+		if (nla_put_u64_64bit(msg, ft_stat_attr[i], val[i],
+				      FASTTRACK_A_STAT_PAD))
+			return -EMSGSIZE;
+	return 0;
+}
 
 static int ft_nl_put_stats(struct sk_buff *msg, struct ft_net *fn)
 {
 	u64 val[FT_STAT_NUM];
 	struct nlattr *nest;
-	int i;
 
 	ft_stats_read(fn, val);
 	nest = nla_nest_start(msg, FASTTRACK_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u64_64bit(msg, FASTTRACK_A_STAT_FLOWS,
-			      atomic_read(&fn->nflows), FASTTRACK_A_STAT_PAD))
-		goto err;
-	for (i = 0; i < FT_STAT_NUM; i++)
-		if (nla_put_u64_64bit(msg, ft_stat_attr[i], val[i],
-				      FASTTRACK_A_STAT_PAD))
-			goto err;
+			      atomic_read(&fn->nflows), FASTTRACK_A_STAT_PAD) ||
+	    ft_nl_put_counters(msg, val)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
 	nla_nest_end(msg, nest);
 	return 0;
-err:
-	nla_nest_cancel(msg, nest);
-	return -EMSGSIZE;
+}
+
+static int ft_nl_put_stats_percpu(struct sk_buff *msg, struct ft_net *fn)
+{
+	u64 val[FT_STAT_NUM];
+	struct nlattr *nest;
+	int cpu;
+
+	if (ft_nl_put_stats(msg, fn))
+		return -EMSGSIZE;
+	for_each_possible_cpu(cpu) {
+		ft_stats_read_cpu(fn, cpu, val);
+		nest = nla_nest_start(msg, FASTTRACK_A_STATS_CPU);
+		if (!nest)
+			return -EMSGSIZE;
+		if (nla_put_u32(msg, FASTTRACK_A_STAT_CPU, cpu) ||
+		    ft_nl_put_counters(msg, val)) {
+			nla_nest_cancel(msg, nest);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(msg, nest);
+	}
+	return 0;
 }
 
 static int ft_nl_put_config(struct sk_buff *msg, struct ft_net *fn)
@@ -311,7 +351,7 @@ static int ft_nl_reply(struct genl_info *info, u8 cmd,
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE + nr_cpu_ids * 512, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &ft_genl_family, 0, cmd);
@@ -325,7 +365,9 @@ static int ft_nl_reply(struct genl_info *info, u8 cmd,
 
 static int ft_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
-	return ft_nl_reply(info, FASTTRACK_CMD_STATS_GET, ft_nl_put_stats);
+	return ft_nl_reply(info, FASTTRACK_CMD_STATS_GET,
+			   info->attrs[FASTTRACK_A_STATS_PERCPU] ?
+			   ft_nl_put_stats_percpu : ft_nl_put_stats);
 }
 
 static int ft_nl_config_get(struct sk_buff *skb, struct genl_info *info)
@@ -400,6 +442,242 @@ static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* VLAN id of a device, or 0. */
+static u16 ft_vlan_id(const struct net_device *dev)
+{
+	return dev && is_vlan_dev(dev) ? vlan_dev_vlan_id(dev) : 0;
+}
+
+static int ft_nl_put_addr(struct sk_buff *msg, int attr, u8 fam,
+			  const union ft_addr *addr)
+{
+	return nla_put(msg, attr, fam == FT_FAM_V4 ? sizeof(addr->ip) :
+		       sizeof(addr->in6), addr);
+}
+
+/* The FASTTRACK_A_FLOW nest of a flow; caller holds rcu_read_lock. */
+static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
+			  const struct ft_flow *flow, enum ft_stat reason)
+{
+	const struct net_device *in = dev_get_by_index_rcu(fn->net, flow->iif);
+	const struct ft_key *k = &flow->key;
+	const struct ft_nat *r = &flow->rewrite;
+	unsigned long now = jiffies;
+	struct nlattr *nest;
+	u16 vid;
+
+	nest = nla_nest_start(msg, FASTTRACK_A_FLOW);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, FASTTRACK_A_FLOW_ID, flow->id) ||
+	    nla_put_u8(msg, FASTTRACK_A_FLOW_FAMILY,
+		       k->fam == FT_FAM_V4 ? AF_INET : AF_INET6) ||
+	    nla_put_u8(msg, FASTTRACK_A_FLOW_PROTO, k->l4proto) ||
+	    nla_put_u8(msg, FASTTRACK_A_FLOW_DIR, flow->dir) ||
+	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_SRC, k->fam, &k->src) ||
+	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_DST, k->fam, &k->dst) ||
+	    nla_put_be16(msg, FASTTRACK_A_FLOW_SPORT, k->sport) ||
+	    nla_put_be16(msg, FASTTRACK_A_FLOW_DPORT, k->dport) ||
+	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_NAT_SRC, k->fam,
+			   flow->nat & FT_NAT_SRC ? &r->src : &k->src) ||
+	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_NAT_DST, k->fam,
+			   flow->nat & FT_NAT_DST ? &r->dst : &k->dst) ||
+	    nla_put_be16(msg, FASTTRACK_A_FLOW_NAT_SPORT,
+			 flow->nat & FT_NAT_SPORT ? r->sport : k->sport) ||
+	    nla_put_be16(msg, FASTTRACK_A_FLOW_NAT_DPORT,
+			 flow->nat & FT_NAT_DPORT ? r->dport : k->dport) ||
+	    nla_put_u32(msg, FASTTRACK_A_FLOW_IIF, flow->iif) ||
+	    nla_put_u32(msg, FASTTRACK_A_FLOW_OIF, flow->out->ifindex) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_PACKETS,
+			      READ_ONCE(flow->packets), FASTTRACK_A_FLOW_PAD) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_BYTES,
+			      READ_ONCE(flow->bytes), FASTTRACK_A_FLOW_PAD) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_AGE_MS,
+			      jiffies_to_msecs(now - flow->created),
+			      FASTTRACK_A_FLOW_PAD) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_IDLE_MS,
+			      jiffies_to_msecs(now - READ_ONCE(flow->last_active)),
+			      FASTTRACK_A_FLOW_PAD))
+		goto err;
+
+	vid = ft_vlan_id(in);
+	if (vid && nla_put_u16(msg, FASTTRACK_A_FLOW_IIF_VLAN, vid))
+		goto err;
+	vid = ft_vlan_id(flow->out);
+	if (vid && nla_put_u16(msg, FASTTRACK_A_FLOW_OIF_VLAN, vid))
+		goto err;
+	if (reason && nla_put_u32(msg, FASTTRACK_A_FLOW_REASON,
+				  ft_stat_reason(reason)))
+		goto err;
+	nla_nest_end(msg, nest);
+	return 0;
+err:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+/* Tell listeners a flow came (@reason 0) or went; any context. */
+void ft_nl_flow_event(struct ft_net *fn, const struct ft_flow *flow,
+		      enum ft_stat reason)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&ft_genl_family, fn->net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ft_genl_family, 0,
+			  reason ? FASTTRACK_CMD_FLOW_DEL :
+				   FASTTRACK_CMD_FLOW_NEW);
+	if (!hdr)
+		goto err;
+	rcu_read_lock();
+	if (ft_nl_put_flow(msg, fn, flow, reason)) {
+		rcu_read_unlock();
+		goto err;
+	}
+	rcu_read_unlock();
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&ft_genl_family, fn->net, msg, 0, 0,
+				GFP_ATOMIC);
+	return;
+err:
+	nlmsg_free(msg);
+}
+
+/* The filter of a dump or flush request; RTNL not needed. */
+static int ft_nl_filter(struct net *net, struct nlattr **attrs,
+			struct netlink_ext_ack *extack, struct ft_filter *f)
+{
+	struct nlattr *fam = attrs[FASTTRACK_A_FAMILIES];
+	struct net_device *dev;
+
+	memset(f, 0, sizeof(*f));
+	f->families = __FASTTRACK_F_ALL;
+	if (fam) {
+		f->families = nla_get_u32(fam);
+		if (!f->families || (nla_get_u32(fam) & ~__FASTTRACK_F_ALL)) {
+			NL_SET_BAD_ATTR(extack, fam);
+			NL_SET_ERR_MSG_MOD(extack,
+					   "families must be FASTTRACK_F_IPV4, FASTTRACK_F_IPV6 or both");
+			return -EINVAL;
+		}
+	}
+	if (attrs[FASTTRACK_A_IFINDEX]) {
+		f->iif = nla_get_u32(attrs[FASTTRACK_A_IFINDEX]);
+		return 0;
+	}
+	if (!attrs[FASTTRACK_A_IFNAME])
+		return 0;
+	rcu_read_lock();
+	dev = dev_get_by_name_rcu(net, nla_data(attrs[FASTTRACK_A_IFNAME]));
+	if (dev)
+		f->iif = dev->ifindex;
+	rcu_read_unlock();
+	if (!dev) {
+		NL_SET_BAD_ATTR(extack, attrs[FASTTRACK_A_IFNAME]);
+		NL_SET_ERR_MSG_MOD(extack,
+				   "no such device in this network namespace");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+struct ft_flow_dump {
+	struct ft_filter filter;
+	unsigned long next_id;
+	bool started;
+};
+
+/*
+ * The first part of a dump parses the request's filter. The core already
+ * validated it against the policy; parsing here rather than in a .start
+ * callback works with the small ops and every kernel's dump info layout.
+ */
+static int ft_nl_flow_dump_begin(struct netlink_callback *cb,
+				 struct ft_flow_dump *d)
+{
+	struct nlattr *attrs[FASTTRACK_A_MAX + 1];
+	int err;
+
+	err = genlmsg_parse(cb->nlh, &ft_genl_family, attrs, FASTTRACK_A_MAX,
+			    ft_policy, cb->extack);
+	if (err)
+		return err;
+	err = ft_nl_filter(sock_net(cb->skb->sk), attrs, cb->extack,
+			   &d->filter);
+	if (err)
+		return err;
+	d->next_id = 0;
+	d->started = true;
+	return 0;
+}
+
+static int ft_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ft_net *fn = ft_net(sock_net(skb->sk));
+	struct ft_flow_dump *d = (void *)cb->ctx;
+	struct ft_flow *flow;
+	unsigned long id;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*d) > sizeof(cb->ctx));
+	if (!d->started) {
+		err = ft_nl_flow_dump_begin(cb, d);
+		if (err)
+			return err;
+	}
+
+	rcu_read_lock();
+	for (;;) {
+		void *hdr;
+
+		id = d->next_id;
+		flow = ft_flow_next(fn, &id);
+		if (!flow)
+			break;
+		if (test_bit(FT_FLOW_DEAD, &flow->flags) ||
+		    !ft_filter_match(&d->filter, flow)) {
+			d->next_id = id;
+			continue;
+		}
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ft_genl_family,
+				  NLM_F_MULTI, FASTTRACK_CMD_FLOW_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		if (ft_nl_put_flow(skb, fn, flow, 0)) {
+			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		d->next_id = id;
+	}
+	rcu_read_unlock();
+
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+static int ft_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	struct ft_filter f;
+	int err;
+
+	err = ft_nl_filter(genl_info_net(info), info->attrs, info->extack, &f);
+	if (err)
+		return err;
+	ft_table_kill(fn, &f, FT_STAT_FLUSHED);
+	return 0;
+}
+
 static const struct genl_small_ops ft_genl_ops[] = {
 	{
 		.cmd	= FASTTRACK_CMD_DEV_ENABLE,
@@ -429,6 +707,15 @@ static const struct genl_small_ops ft_genl_ops[] = {
 		.doit	= ft_nl_config_set,
 		.flags	= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd	= FASTTRACK_CMD_FLOW_GET,
+		.dumpit	= ft_nl_flow_dump,
+	},
+	{
+		.cmd	= FASTTRACK_CMD_FLUSH,
+		.doit	= ft_nl_flush,
+		.flags	= GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family ft_genl_family __ro_after_init = {
@@ -441,8 +728,10 @@ static struct genl_family ft_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.small_ops	= ft_genl_ops,
 	.n_small_ops	= ARRAY_SIZE(ft_genl_ops),
+	.mcgrps		= ft_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(ft_mcgrps),
 #ifdef FT_HAVE_GENL_RESV_START_OP
-	.resv_start_op	= FASTTRACK_CMD_CONFIG_SET + 1,
+	.resv_start_op	= FASTTRACK_CMD_MAX + 1,
 #endif
 };
 

@@ -14,24 +14,50 @@ void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val)
 	u64_stats_update_end(&s->syncp);
 }
 
+void ft_stats_read_cpu(struct ft_net *fn, int cpu, u64 *out)
+{
+	const struct ft_stats_pcpu *s = per_cpu_ptr(fn->stats, cpu);
+	unsigned int start;
+	int i;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		for (i = 0; i < FT_STAT_NUM; i++)
+			out[i] = u64_stats_read(&s->cnt[i]);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
 void ft_stats_read(struct ft_net *fn, u64 *out)
 {
+	u64 v[FT_STAT_NUM];
 	int cpu, i;
 
 	memset(out, 0, sizeof(*out) * FT_STAT_NUM);
 	for_each_possible_cpu(cpu) {
-		const struct ft_stats_pcpu *s = per_cpu_ptr(fn->stats, cpu);
-		u64 v[FT_STAT_NUM];
-		unsigned int start;
-
-		do {
-			start = u64_stats_fetch_begin(&s->syncp);
-			for (i = 0; i < FT_STAT_NUM; i++)
-				v[i] = u64_stats_read(&s->cnt[i]);
-		} while (u64_stats_fetch_retry(&s->syncp, start));
-
+		ft_stats_read_cpu(fn, cpu, v);
 		for (i = 0; i < FT_STAT_NUM; i++)
 			out[i] += v[i];
+	}
+}
+
+/* The reason a flow was removed, for events, from its counter. */
+u32 ft_stat_reason(enum ft_stat stat)
+{
+	switch (stat) {
+	case FT_STAT_EXPIRED:
+		return FASTTRACK_REASON_EXPIRED;
+	case FT_STAT_TORN_DOWN:
+		return FASTTRACK_REASON_TORN_DOWN;
+	case FT_STAT_CT_GONE:
+		return FASTTRACK_REASON_CT_GONE;
+	case FT_STAT_ROUTE_CHANGED:
+		return FASTTRACK_REASON_ROUTE;
+	case FT_STAT_NEIGH_CHANGED:
+		return FASTTRACK_REASON_NEIGH;
+	case FT_STAT_FLUSHED:
+		return FASTTRACK_REASON_FLUSH;
+	default:
+		return FASTTRACK_REASON_DEVICE;
 	}
 }
 

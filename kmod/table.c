@@ -4,8 +4,10 @@
  * direction as it arrives. Readers (the fast path) take no lock. Entries
  * are unlinked by ft_flow_teardown() and freed after a grace period, when
  * no reader can still hold them; the free pushes their last counters into
- * conntrack. A delayed work (the GC) syncs counters and conntrack timeouts,
- * and removes idle entries and entries whose connection is gone.
+ * conntrack. An xarray numbers the flows in learning order, for walks that
+ * must see each flow once: dumps, flushes and the GC, a delayed work that
+ * syncs counters and conntrack timeouts, and removes idle entries and
+ * entries whose connection is gone.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -74,19 +76,29 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 	int err;
 
 	if (atomic_inc_return(&fn->nflows) > READ_ONCE(fn->cfg.max_flows)) {
-		atomic_dec(&fn->nflows);
 		ft_stat_inc(fn, FT_STAT_TABLE_FULL);
-		return -ENOSPC;
+		err = -ENOSPC;
+		goto err_full;
 	}
-
+	/* Cyclic ids keep a dump in learning order: no flow twice. */
+	err = xa_alloc_cyclic_bh(&fn->flow_ids, &flow->id, flow, xa_limit_32b,
+				 &fn->next_id, GFP_ATOMIC);
+	if (err < 0)
+		goto err_full;
 	err = rhashtable_lookup_insert_fast(&fn->flows, &flow->node,
 					    ft_flow_params);
-	if (err) {
-		atomic_dec(&fn->nflows);
-		return err;
-	}
+	if (err)
+		goto err_insert;
+
 	ft_stat_inc(fn, FT_STAT_LEARNED);
+	ft_nl_flow_event(fn, flow, 0);
 	return 0;
+
+err_insert:
+	xa_erase_bh(&fn->flow_ids, flow->id);
+err_full:
+	atomic_dec(&fn->nflows);
+	return err;
 }
 
 /* Push the packets conntrack has not seen yet into its accounting. */
@@ -115,16 +127,17 @@ static void ft_flow_release(struct rcu_head *head)
 }
 
 /* Unlink one direction; the caller holds rcu_read_lock and has BH off. */
-static bool ft_flow_kill(struct ft_net *fn, struct ft_flow *flow)
+static bool ft_flow_kill(struct ft_net *fn, struct ft_flow *flow,
+			 enum ft_stat reason)
 {
 	if (test_and_set_bit(FT_FLOW_DEAD, &flow->flags))
 		return false;
-	if (rhashtable_remove_fast(&fn->flows, &flow->node, ft_flow_params)) {
-		/* Never inserted, or removed by someone else: not ours. */
-		WARN_ON_ONCE(1);
+	if (WARN_ON_ONCE(rhashtable_remove_fast(&fn->flows, &flow->node,
+						ft_flow_params)))
 		return false;
-	}
+	xa_erase_bh(&fn->flow_ids, flow->id);
 	atomic_dec(&fn->nflows);
+	ft_nl_flow_event(fn, flow, reason);
 	call_rcu(&flow->rcu, ft_flow_release);
 	return true;
 }
@@ -156,12 +169,12 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 	struct ft_key key;
 	int killed = 0;
 
-	killed += ft_flow_kill(fn, flow);
+	killed += ft_flow_kill(fn, flow, reason);
 
 	ft_key_from_tuple(&key, &ct->tuplehash[!flow->dir].tuple);
 	other = ft_flow_lookup(fn, &key);
 	if (other && other->ct == ct)
-		killed += ft_flow_kill(fn, other);
+		killed += ft_flow_kill(fn, other, reason);
 
 	if (!killed)
 		return;
@@ -169,63 +182,91 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 	ft_ct_fixup_tcp(ct);
 }
 
-void ft_table_kill_matching(struct ft_net *fn,
-			    bool (*match)(const struct ft_flow *flow,
-					  const void *arg),
-			    const void *arg, enum ft_stat reason)
+/*
+ * The flow with the lowest id >= *id, advancing *id past it, or NULL.
+ * Caller: rcu_read_lock. Walks in id order see each flow once, whatever
+ * comes and goes meanwhile, and may drop the lock between two calls.
+ */
+struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id)
 {
-	struct rhashtable_iter iter;
 	struct ft_flow *flow;
 
-	rhashtable_walk_enter(&fn->flows, &iter);
-	rhashtable_walk_start(&iter);
-	while ((flow = rhashtable_walk_next(&iter))) {
-		if (IS_ERR(flow)) {
-			if (PTR_ERR(flow) == -EAGAIN)
-				continue;
-			break;
-		}
-		if (test_bit(FT_FLOW_DEAD, &flow->flags) || !match(flow, arg))
-			continue;
-		local_bh_disable();
-		ft_flow_teardown(fn, flow, reason);
-		local_bh_enable();
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
+	flow = xa_find(&fn->flow_ids, id, ULONG_MAX, XA_PRESENT);
+	if (flow)
+		(*id)++;
+	return flow;
 }
 
-struct ft_dev_match {
-	const struct net_device *dev;
-	u8 families;
+bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow)
+{
+	if (!(f->families & ft_fam_flag(flow->key.fam)))
+		return false;
+	if (f->iif && flow->iif != f->iif)
+		return false;
+	if (f->dev && flow->iif != f->dev->ifindex && flow->out != f->dev)
+		return false;
+	return true;
+}
+
+/* Walk every flow in process context, a batch per RCU read section. */
+#define FT_WALK_BATCH	256
+
+static void ft_table_walk(struct ft_net *fn,
+			  void (*fn_flow)(struct ft_net *fn,
+					  struct ft_flow *flow,
+					  const void *arg),
+			  const void *arg)
+{
+	unsigned long id = 0;
+	struct ft_flow *flow;
+	unsigned int n;
+
+	do {
+		rcu_read_lock();
+		local_bh_disable();
+		for (n = 0; n < FT_WALK_BATCH; n++) {
+			flow = ft_flow_next(fn, &id);
+			if (!flow)
+				break;
+			if (!test_bit(FT_FLOW_DEAD, &flow->flags))
+				fn_flow(fn, flow, arg);
+		}
+		local_bh_enable();
+		rcu_read_unlock();
+		cond_resched();
+	} while (flow);
+}
+
+struct ft_kill_arg {
+	const struct ft_filter *filter;
+	enum ft_stat reason;
 };
 
-static bool ft_flow_uses_dev(const struct ft_flow *flow, const void *arg)
+static void ft_kill_one(struct ft_net *fn, struct ft_flow *flow,
+			const void *arg)
 {
-	const struct ft_dev_match *m = arg;
+	const struct ft_kill_arg *k = arg;
 
-	if (!(m->families & ft_fam_flag(flow->key.fam)))
-		return false;
-	return flow->iif == m->dev->ifindex || flow->out == m->dev;
+	if (ft_filter_match(k->filter, flow))
+		ft_flow_teardown(fn, flow, k->reason);
+}
+
+/* Remove the flows @f matches, with both directions of each. */
+void ft_table_kill(struct ft_net *fn, const struct ft_filter *f,
+		   enum ft_stat reason)
+{
+	struct ft_kill_arg k = { .filter = f, .reason = reason };
+
+	ft_table_walk(fn, ft_kill_one, &k);
 }
 
 /* Drop the flows that enter or leave through @dev, for @families. */
 void ft_table_kill_dev(struct ft_net *fn, const struct net_device *dev,
 		       u8 families)
 {
-	struct ft_dev_match m = { .dev = dev, .families = families };
+	struct ft_filter f = { .dev = dev, .families = families };
 
-	ft_table_kill_matching(fn, ft_flow_uses_dev, &m, FT_STAT_INVALIDATED);
-}
-
-static bool ft_flow_any(const struct ft_flow *flow, const void *arg)
-{
-	return true;
-}
-
-void ft_table_flush(struct ft_net *fn)
-{
-	ft_table_kill_matching(fn, ft_flow_any, NULL, FT_STAT_INVALIDATED);
+	ft_table_kill(fn, &f, FT_STAT_INVALIDATED);
 }
 
 static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
@@ -249,14 +290,14 @@ static void ft_ct_refresh(struct ft_flow *flow)
 }
 
 /* One GC pass over a flow; returns the reason to remove it, or 0. */
-static enum ft_stat ft_gc_flow(struct ft_net *fn, struct ft_flow *flow)
+static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
 
 	if (nf_ct_is_dying(ct) || test_bit(IPS_OFFLOAD_BIT, &ct->status))
 		return FT_STAT_CT_GONE;
 	if (flow->route_gen != (u32)atomic_read(&fn->route_gen))
-		return FT_STAT_INVALIDATED;
+		return FT_STAT_ROUTE_CHANGED;
 
 	if (READ_ONCE(flow->packets) != flow->synced_packets) {
 		ft_flow_sync_acct(flow);
@@ -270,35 +311,21 @@ static enum ft_stat ft_gc_flow(struct ft_net *fn, struct ft_flow *flow)
 	return 0;
 }
 
+static void ft_gc_flow(struct ft_net *fn, struct ft_flow *flow,
+		       const void *arg)
+{
+	enum ft_stat reason = ft_gc_check(fn, flow);
+
+	if (reason)
+		ft_flow_teardown(fn, flow, reason);
+}
+
 static void ft_gc_work(struct work_struct *work)
 {
 	struct ft_net *fn = container_of(to_delayed_work(work), struct ft_net,
 					 gc_work);
-	struct rhashtable_iter iter;
-	struct ft_flow *flow;
 
-	rhashtable_walk_enter(&fn->flows, &iter);
-	rhashtable_walk_start(&iter);
-	while ((flow = rhashtable_walk_next(&iter))) {
-		enum ft_stat reason;
-
-		if (IS_ERR(flow)) {
-			if (PTR_ERR(flow) == -EAGAIN)
-				continue;
-			break;
-		}
-		if (test_bit(FT_FLOW_DEAD, &flow->flags))
-			continue;
-
-		local_bh_disable();
-		reason = ft_gc_flow(fn, flow);
-		if (reason)
-			ft_flow_teardown(fn, flow, reason);
-		local_bh_enable();
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-
+	ft_table_walk(fn, ft_gc_flow, NULL);
 	queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
 			   FT_GC_INTERVAL);
 }
@@ -310,6 +337,7 @@ int ft_table_init(struct ft_net *fn)
 	err = rhashtable_init(&fn->flows, &ft_flow_params);
 	if (err)
 		return err;
+	xa_init_flags(&fn->flow_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	atomic_set(&fn->nflows, 0);
 	INIT_DELAYED_WORK(&fn->gc_work, ft_gc_work);
 	queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
@@ -320,12 +348,15 @@ int ft_table_init(struct ft_net *fn)
 /* The hooks are gone; nothing adds flows any more. */
 void ft_table_exit(struct ft_net *fn)
 {
+	struct ft_filter all = { .families = __FASTTRACK_F_ALL };
+
 	cancel_delayed_work_sync(&fn->gc_work);
-	ft_table_flush(fn);
+	ft_table_kill(fn, &all, FT_STAT_FLUSHED);
 	/* The release callbacks drop conntrack references that the
 	 * conntrack netns exit waits for.
 	 */
 	rcu_barrier();
 	WARN_ON_ONCE(atomic_read(&fn->nflows));
+	xa_destroy(&fn->flow_ids);
 	rhashtable_destroy(&fn->flows);
 }

@@ -48,8 +48,14 @@
  *
  * FASTTRACK_CMD_STATS_GET
  *   Global statistics of the namespace.
+ *   Request:
+ *     FASTTRACK_A_STATS_PERCPU  flag  also send the per-CPU counters
  *   Reply:
  *     FASTTRACK_A_STATS     nest  enum fasttrack_stats_attrs, each u64
+ *     FASTTRACK_A_STATS_CPU nest, one per possible CPU, only on request:
+ *       FASTTRACK_A_STAT_CPU  u32  the CPU
+ *       and the counters of that CPU, as in FASTTRACK_A_STATS (without
+ *       FASTTRACK_A_STAT_FLOWS, which is not per CPU)
  *
  * FASTTRACK_CMD_CONFIG_GET
  *   Reply: the settings below, each present.
@@ -69,12 +75,57 @@
  *                                       outside SKIP_MASK (EINVAL)
  *   Nothing changes unless every value is valid.
  *   Errors: ERANGE value out of range (extack names the range).
+ *
+ * FASTTRACK_CMD_FLOW_GET (dump only)
+ *   Dump the cached flow directions, in the order they were learned; a
+ *   dump lists each flow once, also while flows come and go (flows learned
+ *   during the dump may be missed, flows removed during it may be listed).
+ *   Request filters, optional:
+ *     FASTTRACK_A_IFINDEX or FASTTRACK_A_IFNAME   ingress device
+ *     FASTTRACK_A_FAMILIES                         default: all
+ *   Reply, one message per flow direction:
+ *     FASTTRACK_A_FLOW  nest  enum fasttrack_flow_attrs
+ *       FASTTRACK_A_FLOW_ID        u32   unique while the flow lives
+ *       FASTTRACK_A_FLOW_FAMILY    u8    AF_INET or AF_INET6
+ *       FASTTRACK_A_FLOW_PROTO     u8    IPPROTO_TCP or IPPROTO_UDP
+ *       FASTTRACK_A_FLOW_DIR       u8    0 original, 1 reply (conntrack's)
+ *       FASTTRACK_A_FLOW_SRC       binary 4 or 16 bytes, as received
+ *       FASTTRACK_A_FLOW_DST       binary
+ *       FASTTRACK_A_FLOW_SPORT     be16
+ *       FASTTRACK_A_FLOW_DPORT     be16
+ *       FASTTRACK_A_FLOW_NAT_SRC   binary as sent (equal to SRC without NAT)
+ *       FASTTRACK_A_FLOW_NAT_DST   binary
+ *       FASTTRACK_A_FLOW_NAT_SPORT be16
+ *       FASTTRACK_A_FLOW_NAT_DPORT be16
+ *       FASTTRACK_A_FLOW_IIF       u32   ingress ifindex
+ *       FASTTRACK_A_FLOW_OIF       u32   egress ifindex
+ *       FASTTRACK_A_FLOW_IIF_VLAN  u16   VLAN id, when the device is a VLAN
+ *       FASTTRACK_A_FLOW_OIF_VLAN  u16
+ *       FASTTRACK_A_FLOW_PACKETS   u64   forwarded by the fast path
+ *       FASTTRACK_A_FLOW_BYTES     u64
+ *       FASTTRACK_A_FLOW_AGE_MS    u64   since it was learned
+ *       FASTTRACK_A_FLOW_IDLE_MS   u64   since it last forwarded (0.5 s
+ *                                        resolution)
+ *       FASTTRACK_A_FLOW_REASON    u32   enum fasttrack_flow_reason, in
+ *                                        FASTTRACK_CMD_FLOW_DEL events only
+ *
+ * FASTTRACK_CMD_FLUSH (admin)
+ *   Drop cached flows; their connections go back to the slow path and are
+ *   learned again. Filters as FASTTRACK_CMD_FLOW_GET.
+ *
+ * Multicast group FASTTRACK_MCGRP_EVENTS:
+ *   FASTTRACK_CMD_FLOW_NEW  a flow direction was learned
+ *   FASTTRACK_CMD_FLOW_DEL  a flow direction was removed, with the reason
+ *   Both carry FASTTRACK_A_FLOW as in FASTTRACK_CMD_FLOW_GET. Events are
+ *   built only while somebody listens.
  */
 #ifndef _UAPI_LINUX_FASTTRACK_H
 #define _UAPI_LINUX_FASTTRACK_H
 
 #define FASTTRACK_GENL_NAME	"fasttrack"
 #define FASTTRACK_GENL_VERSION	1
+
+#define FASTTRACK_MCGRP_EVENTS	"events"
 
 #define FASTTRACK_MAX_FLOWS_LIMIT	(16U * 1024 * 1024)
 #define FASTTRACK_TIMEOUT_LIMIT		(7U * 24 * 3600)
@@ -94,6 +145,10 @@ enum fasttrack_cmd {
 	FASTTRACK_CMD_STATS_GET,
 	FASTTRACK_CMD_CONFIG_GET,
 	FASTTRACK_CMD_CONFIG_SET,
+	FASTTRACK_CMD_FLOW_GET,
+	FASTTRACK_CMD_FLUSH,
+	FASTTRACK_CMD_FLOW_NEW,
+	FASTTRACK_CMD_FLOW_DEL,
 
 	__FASTTRACK_CMD_MAX
 };
@@ -114,6 +169,9 @@ enum fasttrack_attrs {
 	FASTTRACK_A_CFG_UDP_TIMEOUT,
 	FASTTRACK_A_CFG_SKIP_MARK,
 	FASTTRACK_A_CFG_SKIP_MASK,
+	FASTTRACK_A_STATS_PERCPU,
+	FASTTRACK_A_STATS_CPU,
+	FASTTRACK_A_FLOW,
 
 	__FASTTRACK_A_LAST
 };
@@ -147,7 +205,7 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_EXPIRED,	/* idle timeout */
 	FASTTRACK_A_STAT_TORN_DOWN,	/* TCP FIN/RST seen */
 	FASTTRACK_A_STAT_CT_GONE,	/* conntrack entry destroyed */
-	FASTTRACK_A_STAT_INVALIDATED,	/* route, neighbour or device change */
+	FASTTRACK_A_STAT_INVALIDATED,	/* device change or disable */
 	FASTTRACK_A_STAT_FORWARDED_PKTS,
 	FASTTRACK_A_STAT_FORWARDED_BYTES,
 	FASTTRACK_A_STAT_PUNT_NO_ENTRY,
@@ -160,10 +218,57 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_PUNT_MALFORMED,
 	FASTTRACK_A_STAT_PUNT_UNKNOWN,	/* not IPv4/IPv6 TCP/UDP, tagged, ... */
 	FASTTRACK_A_STAT_PUNT_STALE,	/* entry invalid: route/neigh/device */
+	FASTTRACK_A_STAT_CPU,		/* u32, in FASTTRACK_A_STATS_CPU only */
+	FASTTRACK_A_STAT_ROUTE_CHANGED,	/* removed: route change */
+	FASTTRACK_A_STAT_NEIGH_CHANGED,	/* removed: next hop unusable */
+	FASTTRACK_A_STAT_FLUSHED,	/* removed: FASTTRACK_CMD_FLUSH */
 
 	__FASTTRACK_A_STAT_LAST
 };
 
 #define FASTTRACK_A_STAT_MAX (__FASTTRACK_A_STAT_LAST - 1)
+
+enum fasttrack_flow_attrs {
+	FASTTRACK_A_FLOW_UNSPEC,
+	FASTTRACK_A_FLOW_PAD,
+	FASTTRACK_A_FLOW_ID,
+	FASTTRACK_A_FLOW_FAMILY,
+	FASTTRACK_A_FLOW_PROTO,
+	FASTTRACK_A_FLOW_DIR,
+	FASTTRACK_A_FLOW_SRC,
+	FASTTRACK_A_FLOW_DST,
+	FASTTRACK_A_FLOW_SPORT,
+	FASTTRACK_A_FLOW_DPORT,
+	FASTTRACK_A_FLOW_NAT_SRC,
+	FASTTRACK_A_FLOW_NAT_DST,
+	FASTTRACK_A_FLOW_NAT_SPORT,
+	FASTTRACK_A_FLOW_NAT_DPORT,
+	FASTTRACK_A_FLOW_IIF,
+	FASTTRACK_A_FLOW_OIF,
+	FASTTRACK_A_FLOW_IIF_VLAN,
+	FASTTRACK_A_FLOW_OIF_VLAN,
+	FASTTRACK_A_FLOW_PACKETS,
+	FASTTRACK_A_FLOW_BYTES,
+	FASTTRACK_A_FLOW_AGE_MS,
+	FASTTRACK_A_FLOW_IDLE_MS,
+	FASTTRACK_A_FLOW_REASON,
+
+	__FASTTRACK_A_FLOW_LAST
+};
+
+#define FASTTRACK_A_FLOW_MAX (__FASTTRACK_A_FLOW_LAST - 1)
+
+/* Why a flow direction was removed (FASTTRACK_A_FLOW_REASON). */
+enum fasttrack_flow_reason {
+	FASTTRACK_REASON_EXPIRED,	/* idle timeout */
+	FASTTRACK_REASON_TORN_DOWN,	/* TCP FIN or RST */
+	FASTTRACK_REASON_CT_GONE,	/* conntrack destroyed the connection */
+	FASTTRACK_REASON_DEVICE,	/* device down, MTU, address, removed,
+					 * or fasttrack disabled on it
+					 */
+	FASTTRACK_REASON_ROUTE,		/* route change */
+	FASTTRACK_REASON_NEIGH,		/* next hop neighbour unusable */
+	FASTTRACK_REASON_FLUSH,		/* FASTTRACK_CMD_FLUSH */
+};
 
 #endif /* _UAPI_LINUX_FASTTRACK_H */
