@@ -10,6 +10,7 @@
 #include <linux/if_vlan.h>
 #include <net/checksum.h>
 #include <net/neighbour.h>
+#include <net/sch_generic.h>
 
 #include "fasttrack.h"
 
@@ -153,6 +154,47 @@ static void ft_count(struct ft_net *fn, struct ft_dev *fd,
 	ft_stat_add(fn, FT_STAT_FWD_BYTES, len);
 }
 
+/* Does the device queue packets (a qdisc other than noqueue)? */
+static bool ft_dev_has_qdisc(struct net_device *dev)
+{
+	struct Qdisc *q = rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc);
+
+	return q && q->enqueue;
+}
+
+/*
+ * Send a frame of a VLAN device straight to its real device, with the tag
+ * in the skb, and count it as the VLAN device would. Only when that is
+ * all the VLAN device would do: no qdisc, no priority to PCP mapping, and
+ * a real device that is not a VLAN itself.
+ */
+static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
+{
+	struct vlan_dev_priv *vlan = vlan_dev_priv(out);
+	struct vlan_pcpu_stats *stats;
+	unsigned int len = skb->len;
+	int ret;
+
+	if (vlan->nr_egress_mappings || is_vlan_dev(vlan->real_dev) ||
+	    ft_dev_has_qdisc(out))
+		return false;
+
+	__vlan_hwaccel_put_tag(skb, vlan->vlan_proto, vlan->vlan_id);
+	skb->dev = vlan->real_dev;
+	ret = dev_queue_xmit(skb);
+
+	stats = this_cpu_ptr(vlan->vlan_pcpu_stats);
+	if (likely(ret == NET_XMIT_SUCCESS || ret == NET_XMIT_CN)) {
+		u64_stats_update_begin(&stats->syncp);
+		u64_stats_inc(&stats->tx_packets);
+		u64_stats_add(&stats->tx_bytes, len);
+		u64_stats_update_end(&stats->syncp);
+	} else {
+		this_cpu_inc(vlan->vlan_pcpu_stats->tx_dropped);
+	}
+	return true;
+}
+
 static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 {
 	struct net_device *out = flow->out;
@@ -168,6 +210,8 @@ static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 	skb->mark = flow->mark;
 	skb->priority = flow->priority;
 	skb_clear_tstamp(skb);
+	if (is_vlan_dev(out) && ft_xmit_vlan_direct(skb, out))
+		return;
 	/* Through the device, so its qdisc, VLAN tag and counters apply. */
 	dev_queue_xmit(skb);
 }
