@@ -157,9 +157,8 @@ static void ft_count(struct ft_net *fn, struct ft_dev *fd,
 /* Does the device queue packets (a qdisc other than noqueue)? */
 static bool ft_dev_has_qdisc(struct net_device *dev)
 {
-	struct Qdisc *q = rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc);
-
-	return q && q->enqueue;
+	/* noqueue is the qdisc without an enqueue operation */
+	return rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue;
 }
 
 /*
