@@ -6,6 +6,7 @@
 #ifndef _FT_COMPAT_H
 #define _FT_COMPAT_H
 
+#include <linux/if_vlan.h>
 #include <linux/skbuff.h>
 
 /* The GSO helpers moved out of skbuff.h. */
@@ -19,5 +20,20 @@ static inline void skb_clear_tstamp(struct sk_buff *skb)
 	skb->tstamp = 0;
 }
 #endif
+
+/* The VLAN device's per-CPU counters became u64_stats_t. */
+static inline void ft_vlan_count_tx(struct vlan_pcpu_stats *s,
+				    unsigned int len)
+{
+	u64_stats_update_begin(&s->syncp);
+#ifdef FT_HAVE_VLAN_U64_STATS_T
+	u64_stats_inc(&s->tx_packets);
+	u64_stats_add(&s->tx_bytes, len);
+#else
+	s->tx_packets++;
+	s->tx_bytes += len;
+#endif
+	u64_stats_update_end(&s->syncp);
+}
 
 #endif /* _FT_COMPAT_H */

@@ -183,14 +183,10 @@ static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
 	ret = dev_queue_xmit(skb);
 
 	stats = this_cpu_ptr(vlan->vlan_pcpu_stats);
-	if (likely(ret == NET_XMIT_SUCCESS || ret == NET_XMIT_CN)) {
-		u64_stats_update_begin(&stats->syncp);
-		u64_stats_inc(&stats->tx_packets);
-		u64_stats_add(&stats->tx_bytes, len);
-		u64_stats_update_end(&stats->syncp);
-	} else {
+	if (likely(ret == NET_XMIT_SUCCESS || ret == NET_XMIT_CN))
+		ft_vlan_count_tx(stats, len);
+	else
 		this_cpu_inc(vlan->vlan_pcpu_stats->tx_dropped);
-	}
 	return true;
 }
 
