@@ -98,7 +98,8 @@ struct ft_dev {
 };
 
 enum ft_flow_bits {
-	FT_FLOW_DEAD,
+	FT_FLOW_LIVE,		/* in both indexes: may be killed */
+	FT_FLOW_DEAD,		/* killed: unlinked, freed after RCU */
 };
 
 /* NAT rewrite of one direction: what the headers become on egress. */
@@ -140,6 +141,13 @@ struct ft_flow {
 	struct nf_conn *ct;	/* held */
 	struct rcu_head rcu;
 };
+
+/* A flow that walks and teardowns act on. */
+static inline bool ft_flow_live(const struct ft_flow *flow)
+{
+	return test_bit(FT_FLOW_LIVE, &flow->flags) &&
+	       !test_bit(FT_FLOW_DEAD, &flow->flags);
+}
 
 #define FT_NAT_SRC	BIT(0)
 #define FT_NAT_DST	BIT(1)

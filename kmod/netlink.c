@@ -638,8 +638,7 @@ static int ft_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		flow = ft_flow_next(fn, &id);
 		if (!flow)
 			break;
-		if (test_bit(FT_FLOW_DEAD, &flow->flags) ||
-		    !ft_filter_match(&d->filter, flow)) {
+		if (!ft_flow_live(flow) || !ft_filter_match(&d->filter, flow)) {
 			d->next_id = id;
 			continue;
 		}

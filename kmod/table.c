@@ -43,10 +43,18 @@ struct ft_flow *ft_flow_alloc(void)
 	return kmem_cache_zalloc(ft_flow_cache, GFP_ATOMIC);
 }
 
-/* Free a flow that never made it into the table; it holds no references. */
+static void ft_flow_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(ft_flow_cache, container_of(head, struct ft_flow, rcu));
+}
+
+/*
+ * Free a flow that never went live; it holds no references. A walker may
+ * have seen it in the id index, so wait for a grace period.
+ */
 void ft_flow_free(struct ft_flow *flow)
 {
-	kmem_cache_free(ft_flow_cache, flow);
+	call_rcu(&flow->rcu, ft_flow_free_rcu);
 }
 
 void ft_key_from_tuple(struct ft_key *key, const struct nf_conntrack_tuple *t)
@@ -89,6 +97,8 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 					    ft_flow_params);
 	if (err)
 		goto err_insert;
+	/* From here on teardowns and walks may act on it. */
+	set_bit(FT_FLOW_LIVE, &flow->flags);
 
 	ft_stat_inc(fn, FT_STAT_LEARNED);
 	ft_nl_flow_event(fn, flow, 0);
@@ -130,7 +140,8 @@ static void ft_flow_release(struct rcu_head *head)
 static bool ft_flow_kill(struct ft_net *fn, struct ft_flow *flow,
 			 enum ft_stat reason)
 {
-	if (test_and_set_bit(FT_FLOW_DEAD, &flow->flags))
+	if (!test_bit(FT_FLOW_LIVE, &flow->flags) ||
+	    test_and_set_bit(FT_FLOW_DEAD, &flow->flags))
 		return false;
 	if (WARN_ON_ONCE(rhashtable_remove_fast(&fn->flows, &flow->node,
 						ft_flow_params)))
@@ -228,7 +239,7 @@ static void ft_table_walk(struct ft_net *fn,
 			flow = ft_flow_next(fn, &id);
 			if (!flow)
 				break;
-			if (!test_bit(FT_FLOW_DEAD, &flow->flags))
+			if (ft_flow_live(flow))
 				fn_flow(fn, flow, arg);
 		}
 		local_bh_enable();
