@@ -47,8 +47,15 @@ static struct net_device *ft_nl_dev(struct genl_info *info)
 				   "name the device with FASTTRACK_A_IFINDEX or FASTTRACK_A_IFNAME");
 		return ERR_PTR(-EINVAL);
 	}
-	if (ifindex)
+	if (ifindex) {
 		dev = __dev_get_by_index(net, nla_get_u32(ifindex));
+		if (!dev) {
+			NL_SET_BAD_ATTR(info->extack, ifindex);
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "no device with this index in this network namespace");
+			return ERR_PTR(-ENODEV);
+		}
+	}
 	if (ifname) {
 		struct net_device *byname = __dev_get_by_name(net, nla_data(ifname));
 
@@ -61,7 +68,7 @@ static struct net_device *ft_nl_dev(struct genl_info *info)
 		dev = byname;
 	}
 	if (!dev) {
-		NL_SET_BAD_ATTR(info->extack, ifname ?: ifindex);
+		NL_SET_BAD_ATTR(info->extack, ifname);
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "no such device in this network namespace");
 		return ERR_PTR(-ENODEV);

@@ -132,11 +132,10 @@ ft_parse_ipv6(const u8 *data, unsigned int hdr_len, unsigned int len,
 
 	if (hdr_len < sizeof(*ip6h) || ip6h->version != 6)
 		return FT_PARSE_MALFORMED;
-	/* A zero payload length is a jumbogram: the stack's business. */
-	pkt->tot_len = sizeof(*ip6h) + ntohs(ip6h->payload_len);
-	if (pkt->tot_len == sizeof(*ip6h) || pkt->tot_len > len)
-		return FT_PARSE_MALFORMED;
 
+	/* Extension headers first: a jumbogram's zero payload length comes
+	 * with a hop-by-hop option.
+	 */
 	nexthdr = ip6h->nexthdr;
 	switch (nexthdr) {
 	case IPPROTO_TCP:
@@ -153,6 +152,9 @@ ft_parse_ipv6(const u8 *data, unsigned int hdr_len, unsigned int len,
 	default:
 		return FT_PARSE_UNKNOWN;
 	}
+	pkt->tot_len = sizeof(*ip6h) + ntohs(ip6h->payload_len);
+	if (pkt->tot_len == sizeof(*ip6h) || pkt->tot_len > len)
+		return FT_PARSE_MALFORMED;
 	if (ip6h->hop_limit <= 1)
 		return FT_PARSE_TTL;
 
