@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a fetched kernel with its initramfs in qemu (TCG, no network).
+#
+# usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]
+#   test mode: the console goes to OUTDIR/console.log and the guest's KTAP
+#              (/dev/ttyS1) to OUTDIR/ktap.log; exit 124 on timeout.
+#   --shell:   the console is on stdio (Ctrl-A X quits qemu).
+#   --smp:     two vCPUs, single-threaded TCG (multi-threaded TCG crashed
+#              guests while patching static keys).
+#   --mode M:  ft.mode=M (guest-init.sh: bench, demo); the console goes to
+#              OUTDIR/console.log, the guest's /dev/ttyS1 to stdout.
+#   --icount:  -icount shift=2,sleep=off: guest time follows instructions
+#              executed, so timings repeat run to run (benchmarks).
+#   --mem MB:  guest RAM (default 1536).
+#   --append S: more kernel command line.
+# FT_TIMEOUT: seconds before a test boot is killed (default 3600).
+set -eu
+. "$(dirname "$0")/common.sh"
+
+word=${1:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
+outdir=${2:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
+shift 2
+tests= smp=1 accel=tcg mode=test icount=
+# FT_MEM, FT_APPEND: the defaults of --mem and --append (debug-kernel.sh, soak.sh).
+mem=${FT_MEM:-1536} append=${FT_APPEND:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tests) tests=$2; shift ;;
+	--smp) smp=2 accel=tcg,thread=single ;;
+	--shell) mode=shell ;;
+	--mode) mode=$2; shift ;;
+	--icount) icount=1 ;;
+	--mem) mem=$2; shift ;;
+	--append) append=$2; shift ;;
+	*) die "boot.sh: unknown option $1" ;;
+	esac
+	shift
+done
+export FT_TAG=$word
+load_kernel "$word"
+mkdir -p "$outdir"
+
+cmdline="console=ttyS0 panic=-1 log_buf_len=8M mitigations=off ft.mode=$mode"
+[ -z "$tests" ] || cmdline+=" ft.tests=$tests"
+[ -z "$append" ] || cmdline+=" $append"
+qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel "$accel" -smp "$smp"
+	-m "$mem" -nic none -display none -no-reboot
+	-kernel "$VMLINUZ" -initrd "$OUT/initramfs/$KVER.cpio.gz" -append "$cmdline")
+
+[ -z "$icount" ] || qemu+=(-icount shift=2,sleep=off)
+
+if [ "$mode" = shell ]; then
+	exec "${qemu[@]}" -serial mon:stdio -serial "file:$outdir/ktap.log"
+fi
+if [ "$mode" != test ]; then
+	rm -f "$outdir/console.log"
+	exec timeout -k 10 "${FT_TIMEOUT:-3600}" "${qemu[@]}" \
+		-serial "file:$outdir/console.log" -serial stdio
+fi
+rm -f "$outdir/console.log" "$outdir/ktap.log"
+# exec: bash must not read on in this file after a long boot (it may have
+# been edited meanwhile).
+exec timeout -k 10 "${FT_TIMEOUT:-3600}" "${qemu[@]}" \
+	-serial "file:$outdir/console.log" -serial "file:$outdir/ktap.log"

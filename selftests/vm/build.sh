@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build fasttrack.ko against the headers of a fetched kernel, from a clean
+# copy of the tree in $OUT/build/<kver>, at W=1. Any compiler warning fails.
+#
+# usage: build.sh WORD
+# FT_SRC=DIR builds another tree with the same layout (Kbuild, kmod/, ...).
+set -eu
+. "$(dirname "$0")/common.sh"
+
+word=${1:?usage: build.sh WORD}
+export FT_TAG=$word
+load_kernel "$word"
+src=${FT_SRC:-$REPO}
+out=$OUT/build/$KVER
+log=$out.log
+
+rm -rf "$out"
+mkdir -p "$out"
+# Sources only: build products of an in-tree build must not leak in.
+tar -C "$src" -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' --exclude=modules.order \
+	--exclude=Module.symvers --exclude='.tmp_*' Kbuild dkms.conf kmod uapi |
+	tar -C "$out" -x
+
+log "building fasttrack.ko for $KVER"
+if ! make -C "$KDIR" M="$out" W=1 modules >"$log" 2>&1; then
+	cat "$log" >&2
+	die "module build failed for $KVER (log: $log)"
+fi
+if grep -qi 'warning:' "$log"; then
+	grep -i -B2 -A4 'warning:' "$log" >&2
+	die "module build for $KVER has warnings (log: $log)"
+fi
+[ -f "$out/kmod/fasttrack.ko" ] || die "no kmod/fasttrack.ko after building for $KVER"

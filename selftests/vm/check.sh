@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check`: run the selftests in a qemu guest per kernel and report.
+#
+# usage: check.sh [--kernels "6.1 6.12"] [--test NAME[,NAME]] [--shell]
+#
+# Installs host packages (deps.sh) and builds ftctl and the selftests'
+# helpers (tools.sh). Then per kernel, in parallel: fetch it (kernels.sh),
+# build fasttrack.ko (build.sh), pack the initramfs (initramfs.sh), boot it
+# once to run all selected tests (boot.sh), and judge the guest's KTAP
+# (ktap.sh). Prints one line per test and kernel, keeps the logs of a failed
+# kernel in $CACHE/logs/, and ends with "N passed, N failed[, N skipped]".
+#
+# Each invocation works in its own $FT_OUT (under $CACHE/out/, removed at
+# the end), so concurrent runs in one tree do not collide.
+# Environment: SMP=1 adds a 2-vCPU load/unload smoke boot per kernel;
+# FT_TIMEOUT is the limit in seconds for one boot (default 3600).
+set -eu -o pipefail
+. "$(dirname "$0")/common.sh"
+# The whole script is one block, read before it runs: editing this file
+# during a (long) run cannot derail that run.
+{
+
+kernels="6.1 6.12" tests='' shell=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernels) kernels=$2; shift ;;
+	--test) tests=$(tr ',' ' ' <<<"$2"); shift ;;
+	--shell) shell=1 ;;
+	*) die "usage: check.sh [--kernels \"6.1 6.12\"] [--test NAME] [--shell]" ;;
+	esac
+	shift
+done
+
+all=$(sh "$REPO/selftests/run_tests.sh" --list | tr '\n' ' ')
+for t in $tests; do
+	[[ " $all" == *" $t "* ]] || die "no test named '$t'; tests: $all"
+done
+tests=$(xargs <<<"${tests:-$all}")
+
+stamp=$(date +%Y%m%d-%H%M%S)
+export FT_OUT=${FT_OUT:-$CACHE/out/$stamp-$$}
+OUT=$FT_OUT
+trap 'rm -rf "$FT_OUT"' EXIT
+mkdir -p "$OUT/run" "$CACHE/logs"
+# Work dirs of runs that were killed outright.
+find "$CACHE/out" -mindepth 1 -maxdepth 1 -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
+
+bash "$VM_DIR/deps.sh"
+bash "$VM_DIR/tools.sh"
+
+# prepare WORD: everything a boot of WORD needs.
+prepare() {
+	bash "$VM_DIR/kernels.sh" "$1" &&
+		bash "$VM_DIR/build.sh" "$1" &&
+		bash "$VM_DIR/initramfs.sh" "$1"
+}
+
+if [ -n "$shell" ]; then
+	word=${kernels%% *}
+	prepare "$word"
+	bash "$VM_DIR/boot.sh" "$word" "$OUT/run/$word" --shell
+	exit
+fi
+
+# kernel_job WORD: prepare a kernel, boot it to run the tests in
+# $OUT/run/WORD and, with SMP=1, boot it again with two vCPUs to run
+# module_load in $OUT/run/WORD-smp. Each run dir gets ktap.log,
+# console.log, prepare.log and rc (the boot's exit status, or "prepare").
+kernel_job() {
+	local word=$1 dir=$OUT/run/$1 smp=$OUT/run/$1-smp start=$SECONDS rc=0
+	mkdir -p "$dir" "$smp"
+	if ! FT_TAG=$word prepare "$word" 2>&1 | tee "$dir/prepare.log" >&2; then
+		echo prepare | tee "$smp/rc" >"$dir/rc"
+		cp "$dir/prepare.log" "$smp/"
+		return
+	fi
+	FT_TAG=$word log "booting: $(wc -w <<<"$tests") tests"
+	bash "$VM_DIR/boot.sh" "$word" "$dir" --tests "${tests// /,}" </dev/null || rc=$?
+	echo "$rc" >"$dir/rc"
+	FT_TAG=$word log "guest finished after $((SECONDS - start)) s"
+	[ "${SMP:-0}" = 1 ] || return 0
+	rc=0
+	bash "$VM_DIR/boot.sh" "$word" "$smp" --tests module_load --smp </dev/null || rc=$?
+	echo "$rc" >"$smp/rc"
+}
+
+runs=''
+for word in $kernels; do
+	kernel_job "$word" &
+	runs+=" $word"
+	[ "${SMP:-0}" != 1 ] || runs+=" $word-smp"
+done
+wait
+
+passed=0 failed=0 skipped=0
+for run in $runs; do
+	dir=$OUT/run/$run
+	expect=$tests
+	[[ $run != *-smp ]] || expect=module_load
+	# shellcheck disable=SC2086 # a list of test names
+	report=$(bash "$VM_DIR/ktap.sh" "$run" "$dir" $expect)
+	sed '$d' <<<"$report"
+	read -r _ p f s <<<"$(tail -n 1 <<<"$report")"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	if [ "$f" -gt 0 ]; then
+		keep=$CACHE/logs/$run-$stamp.log
+		for part in prepare.log console.log ktap.log; do
+			echo "==== $part"
+			cat "$dir/$part" 2>/dev/null || true
+		done >"$keep"
+		echo "[$run]  log: $keep"
+	fi
+done
+
+summary="$passed passed, $failed failed"
+[ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
+echo "$summary"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+exit
+}

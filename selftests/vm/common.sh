@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the VM harness scripts. Source it; do not run it.
+# shellcheck shell=bash
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$VM_DIR/../.." && pwd)
+CACHE=${FT_CACHE:-$REPO/.cache}
+# Where one run's products go (tools, module builds, initramfs, guest logs).
+# check.sh gives each invocation its own, so concurrent runs do not collide.
+export OUT=${FT_OUT:-$CACHE}
+
+# Every log line names the kernel it is about, so parallel runs stay readable.
+log() { printf '[%s] %s\n' "${FT_TAG:-vm}" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# kernel_env WORD: the env file written by kernels.sh for a version word.
+kernel_env() { printf '%s/kernels/%s/env\n' "$CACHE" "$1"; }
+
+# load_kernel WORD: import KVER, ROOT, VMLINUZ, KDIR, MODDIR of a fetched kernel.
+load_kernel() {
+	local env
+	env=$(kernel_env "$1")
+	[ -f "$env" ] || die "kernel $1 is not fetched; run selftests/vm/kernels.sh $1"
+	# shellcheck disable=SC1090
+	. "$env"
+}

@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the guest initramfs for a fetched kernel: busybox for the small tools,
+# dash as /bin/sh, the host's networking tools with their shared libraries,
+# the kernel's own modules the selftests need (with their dependencies),
+# our fasttrack.ko under updates/, ftctl, the selftests and their helpers
+# (selftests/vm/tools.sh builds ftctl and the helpers).
+#
+# usage: initramfs.sh WORD          writes $OUT/initramfs/<kver>.cpio.gz
+# FT_FTCTL=PATH takes ftctl from elsewhere than userspace/ftctl.
+set -eu
+. "$(dirname "$0")/common.sh"
+
+word=${1:?usage: initramfs.sh WORD}
+export FT_TAG=$word
+load_kernel "$word"
+ko=$OUT/build/$KVER/kmod/fasttrack.ko
+ftctl=${FT_FTCTL:-$REPO/userspace/ftctl}
+out=$OUT/initramfs/$KVER.cpio.gz
+R=$OUT/initramfs/$KVER.root
+
+# Real binaries from the host. Busybox provides everything else, but never a
+# tool that runs other programs (its applets would shadow the real ones).
+HOST_BINS="dash kmod ip tc bridge nft conntrack iperf3 jq socat tcpdump ethtool
+	ping setpriv setsid nsenter unshare flock taskset timeout env nice nohup
+	xargs find sha256sum"
+KMOD_LINKS="modprobe insmod rmmod lsmod depmod modinfo"
+
+# Kernel modules the selftests may use: whole directories (all of
+# netfilter, tc, the bridge) plus single modules, each with the modules it
+# depends on. Builtin or absent ones are simply not there.
+MODULE_DIRS="net/netfilter net/ipv4/netfilter net/ipv6/netfilter net/sched net/bridge"
+# crc32c_generic: a soft dependency of libcrc32c (modules.dep omits those).
+MODULES="8021q veth tun dummy macvlan ifb ipv6 pktgen crc32c_generic"
+
+# copy_file SRC [DST]: copy into the root, following symlinks.
+copy_file() {
+	local dst=$R${2:-$1}
+	mkdir -p "$(dirname "$dst")"
+	cp -L "$1" "$dst"
+}
+
+# copy_bin PATH [DST]: a host binary and every shared library it loads.
+copy_bin() {
+	local lib
+	copy_file "$1" "${2:-$1}"
+	for lib in $(ldd "$1" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
+		[ -e "$R$lib" ] || copy_file "$lib"
+	done
+}
+
+make_skeleton() {
+	rm -rf "$R"
+	mkdir -p "$R"/{usr/bin,usr/sbin,usr/lib64,usr/lib,etc,proc,sys,dev,tmp,run,root,selftests}
+	ln -s usr/bin "$R/bin"
+	ln -s usr/sbin "$R/sbin"
+	ln -s usr/lib "$R/lib"
+	ln -s usr/lib64 "$R/lib64"
+	chmod 1777 "$R/tmp"
+	cat >"$R/etc/passwd" <<-EOF
+		root:x:0:0:root:/root:/bin/sh
+		tcpdump:x:101:101::/nonexistent:/usr/sbin/nologin
+		nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+	EOF
+	cat >"$R/etc/group" <<-EOF
+		root:x:0:
+		tcpdump:x:101:
+		nogroup:x:65534:
+	EOF
+	printf '127.0.0.1 localhost\n::1 localhost\n' >"$R/etc/hosts"
+	cp -r /etc/iproute2 "$R/etc/"
+	if [ -d /usr/lib/x86_64-linux-gnu/tc ]; then
+		mkdir -p "$R/usr/lib/x86_64-linux-gnu"
+		cp -r /usr/lib/x86_64-linux-gnu/tc "$R/usr/lib/x86_64-linux-gnu/"
+	fi
+}
+
+install_userland() {
+	local b path a
+	for b in $HOST_BINS; do
+		path=$(command -v "$b") || die "host binary $b is missing (selftests/vm/deps.sh installs it)"
+		copy_bin "$path"
+	done
+	for a in $KMOD_LINKS; do
+		ln -s ../bin/kmod "$R/usr/sbin/$a"
+	done
+	ln -s dash "$R/usr/bin/sh"
+	cp /bin/busybox "$R/usr/bin/busybox"
+	for a in $(busybox --list); do
+		case $a in init | linuxrc) continue ;; esac
+		[ -e "$R/usr/bin/$a" ] || [ -e "$R/usr/sbin/$a" ] || ln -s busybox "$R/usr/bin/$a"
+	done
+	[ -x "$ftctl" ] || die "no ftctl at $ftctl (make -C userspace)"
+	copy_bin "$ftctl" /usr/sbin/ftctl
+	# The selftests' own C helpers, built by tools.sh.
+	for b in "$OUT"/tools/*; do
+		[ ! -x "$b" ] || copy_bin "$b" "/usr/bin/$(basename "$b")"
+	done
+}
+
+install_modules() {
+	local m dst mods dirs
+	local gm=$R/lib/modules/$KVER
+	mkdir -p "$gm/updates"
+	# modules.dep lists each module with its whole dependency closure.
+	dirs=${MODULE_DIRS// /|}
+	mods=$(awk -v dirs="^kernel/($dirs)/" -v names=" $MODULES " '{
+		sub(/:$/, "", $1)
+		name = $1; sub(/.*\//, "", name); sub(/\.ko(\.[a-z]+)?$/, "", name)
+		if ($1 ~ dirs || index(names, " " name " "))
+			for (i = 1; i <= NF; i++) print $i
+	}' "$MODDIR/modules.dep" | sort -u)
+	for m in $mods; do
+		dst=$gm/${m%.xz}
+		mkdir -p "$(dirname "$dst")"
+		case $m in
+		*.xz) xz -dc "$MODDIR/$m" >"$dst" ;;
+		*) cp "$MODDIR/$m" "$dst" ;;
+		esac
+	done
+	cp "$MODDIR"/modules.builtin* "$MODDIR/modules.order" "$gm/"
+	[ -f "$ko" ] || die "no module at $ko (selftests/vm/build.sh $word)"
+	cp "$ko" "$gm/updates/fasttrack.ko"
+	depmod -b "$R" "$KVER"
+	modprobe -d "$R" -S "$KVER" --show-depends fasttrack >/dev/null ||
+		die "fasttrack.ko's dependencies are not in the initramfs"
+}
+
+install_selftests() {
+	local f
+	for f in "$REPO"/selftests/*; do
+		[ "$(basename "$f")" = vm ] || cp -r "$f" "$R/selftests/"
+	done
+	install -m 0755 "$VM_DIR/guest-init.sh" "$R/init"
+	# make bench and make demo (bench/guest/*.sh, ft.mode=bench|demo).
+	if [ -d "$REPO/bench/guest" ]; then
+		mkdir -p "$R/bench"
+		cp -r "$REPO/bench/guest" "$R/bench/"
+	fi
+}
+
+make_skeleton
+install_userland
+install_modules
+install_selftests
+mkdir -p "$(dirname "$out")"
+(cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$out.tmp"
+mv "$out.tmp" "$out"
+log "initramfs $(du -h "$out" | cut -f1): $out"

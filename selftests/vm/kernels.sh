@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Fetch a Debian kernel (image + headers) without installing it on the host:
+# apt-get download + dpkg-deb -x into $CACHE/kernels/<word>/root, then write
+# $CACHE/kernels/<word>/env with KVER, ROOT, VMLINUZ, KDIR and MODDIR.
+#
+# usage: kernels.sh WORD...       e.g. kernels.sh 6.1 6.12
+#        kernels.sh --list        the known version words
+#
+# A fetched kernel is reused; FT_KERNEL_REFRESH=1 resolves the newest again.
+set -eu
+. "$(dirname "$0")/common.sh"
+. "$VM_DIR/apt.sh"
+
+# WORD  SUITES (comma separated)      IMAGE META         HEADERS META
+# The image and headers of the newest kernel are what the metapackages of the
+# listed suites depend on. To add 5.10 or 7.2, add a row (bullseye; sid) and,
+# where needed, a case to fixup_tree (5.10 wants CC=gcc-12; 7.2 ships its
+# image as linux-binary-* and needs a sid toolchain).
+KERNEL_TABLE='
+6.1   bookworm,bookworm-security   linux-image-amd64  linux-headers-amd64
+6.12  bookworm-backports           linux-image-amd64  linux-headers-amd64
+'
+
+table_row() {
+	awk -v w="$1" '$1 == w' <<<"$KERNEL_TABLE"
+}
+
+# depends_of NAME PKG REGEX: the direct dependencies of PKG that match REGEX.
+depends_of() {
+	apt_private "$1" apt-cache depends "$2" |
+		awk -v re="$3" '$1 ~ /Depends:$/ && $2 ~ re { print $2 }' | sort -u
+}
+
+# fixup_tree ROOT KVER: make the extracted headers usable where they are.
+fixup_tree() {
+	local root=$1 kver=$2 f
+	# The headers' Makefiles include the -common tree by absolute path.
+	for f in "$root"/usr/src/linux-headers-*/Makefile; do
+		sed -i "s#^\(-\?include[[:space:]]\+\)/usr/src/#\1$root/usr/src/#" "$f"
+	done
+	# Newer packages ship modules under /usr/lib only; bookworm's kmod reads
+	# <root>/lib/modules.
+	[ -e "$root/lib" ] || ln -s usr/lib "$root/lib"
+	[ -d "$root/lib/modules/$kver" ] || die "no modules for $kver in $root"
+	# The package's postinst would generate modules.dep; do it here.
+	depmod -b "$root" "$kver"
+}
+
+fetch() {
+	local word=$1 row suites image_meta headers_meta image headers pkgs kdir
+	local dir=$CACHE/kernels/$word env
+	env=$(kernel_env "$word")
+	if [ -f "$env" ] && [ "${FT_KERNEL_REFRESH:-0}" != 1 ]; then
+		return 0
+	fi
+	# The debug kernel is built from source (debug-kernel.sh), not fetched.
+	if [ "$word" = debug ]; then
+		[ -f "$env" ] || die "the debug kernel is not built: run 'make check-debug'"
+		return 0
+	fi
+	row=$(table_row "$word")
+	[ -n "$row" ] || die "unknown kernel '$word'; known: $(awk 'NF { printf "%s ", $1 }' <<<"$KERNEL_TABLE")"
+	read -r _ suites image_meta headers_meta <<<"$row"
+
+	# shellcheck disable=SC2046 # split the suite list on commas
+	apt_private_setup "k$word" $(tr ',' ' ' <<<"$suites")
+	image=$(depends_of "k$word" "$image_meta" "^linux-image-${word}[.-]")
+	headers=$(depends_of "k$word" "$headers_meta" "^linux-headers-${word}[.-]")
+	[ "$(wc -w <<<"$image")" = 1 ] || die "cannot resolve one $word image from $image_meta: '$image'"
+	[ "$(wc -w <<<"$headers")" = 1 ] || die "cannot resolve one $word headers package: '$headers'"
+	# The headers package needs its -common tree and the kbuild tools.
+	pkgs="$image $headers $(depends_of "k$word" "$headers" '^linux-(headers|kbuild)-')"
+	log "kernel $word: ${pkgs//$'\n'/ }"
+
+	mkdir -p "$CACHE/debs"
+	# shellcheck disable=SC2086
+	(cd "$CACHE/debs" && apt_private "k$word" apt-get -q download $pkgs >/dev/null) ||
+		die "apt-get download failed for $pkgs"
+	rm -rf "$dir"
+	mkdir -p "$dir/root"
+	for p in $pkgs; do
+		# shellcheck disable=SC2012 # package file names are tame
+		dpkg-deb -x "$(ls -t "$CACHE/debs/${p}_"*.deb | head -n1)" "$dir/root"
+	done
+
+	kdir=$(ls -d "$dir/root/usr/src/$headers" 2>/dev/null) ||
+		die "no headers tree for $headers"
+	kver=${headers#linux-headers-}
+	fixup_tree "$dir/root" "$kver"
+	cat >"$env.tmp" <<-EOF
+		KVER=$kver
+		ROOT=$dir/root
+		VMLINUZ=$dir/root/boot/vmlinuz-$kver
+		KDIR=$kdir
+		MODDIR=$dir/root/lib/modules/$kver
+	EOF
+	[ -f "$dir/root/boot/vmlinuz-$kver" ] || die "no vmlinuz for $kver in $image"
+	mv "$env.tmp" "$env"
+	log "kernel $word: $kver ready"
+}
+
+if [ "${1:-}" = --list ]; then
+	awk 'NF { print $1 }' <<<"$KERNEL_TABLE"
+	exit 0
+fi
+[ $# -gt 0 ] || die "usage: kernels.sh WORD... (see --list)"
+mkdir -p "$CACHE/kernels"
+for w in "$@"; do
+	# One fetch per word at a time, should two runs start together.
+	exec 9>"$CACHE/kernels/.$w.lock"
+	flock 9
+	FT_TAG=$w fetch "$w"
+	exec 9>&-
+done
