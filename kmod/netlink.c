@@ -572,23 +572,39 @@ static int ft_nl_filter(struct net *net, struct nlattr **attrs,
 			return -EINVAL;
 		}
 	}
-	if (attrs[FASTTRACK_A_IFINDEX]) {
-		f->iif = nla_get_u32(attrs[FASTTRACK_A_IFINDEX]);
+	if (!attrs[FASTTRACK_A_IFINDEX] && !attrs[FASTTRACK_A_IFNAME])
 		return 0;
-	}
-	if (!attrs[FASTTRACK_A_IFNAME])
-		return 0;
+
 	rcu_read_lock();
-	dev = dev_get_by_name_rcu(net, nla_data(attrs[FASTTRACK_A_IFNAME]));
-	if (dev)
+	if (attrs[FASTTRACK_A_IFINDEX]) {
+		dev = dev_get_by_index_rcu(net,
+					   nla_get_u32(attrs[FASTTRACK_A_IFINDEX]));
+		if (!dev) {
+			rcu_read_unlock();
+			NL_SET_BAD_ATTR(extack, attrs[FASTTRACK_A_IFINDEX]);
+			NL_SET_ERR_MSG_MOD(extack,
+					   "no device with this index in this network namespace");
+			return -ENODEV;
+		}
 		f->iif = dev->ifindex;
-	rcu_read_unlock();
-	if (!dev) {
-		NL_SET_BAD_ATTR(extack, attrs[FASTTRACK_A_IFNAME]);
-		NL_SET_ERR_MSG_MOD(extack,
-				   "no such device in this network namespace");
-		return -ENODEV;
 	}
+	if (attrs[FASTTRACK_A_IFNAME]) {
+		dev = dev_get_by_name_rcu(net,
+					  nla_data(attrs[FASTTRACK_A_IFNAME]));
+		if (!dev || (f->iif && dev->ifindex != f->iif)) {
+			rcu_read_unlock();
+			NL_SET_BAD_ATTR(extack, attrs[FASTTRACK_A_IFNAME]);
+			if (dev)
+				NL_SET_ERR_MSG_MOD(extack,
+						   "FASTTRACK_A_IFINDEX and FASTTRACK_A_IFNAME name different devices");
+			else
+				NL_SET_ERR_MSG_MOD(extack,
+						   "no such device in this network namespace");
+			return dev ? -EINVAL : -ENODEV;
+		}
+		f->iif = dev->ifindex;
+	}
+	rcu_read_unlock();
 	return 0;
 }
 

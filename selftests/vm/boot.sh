@@ -41,7 +41,7 @@ export FT_TAG=$word
 load_kernel "$word"
 mkdir -p "$outdir"
 
-cmdline="console=ttyS0 panic=-1 log_buf_len=8M mitigations=off ft.mode=$mode"
+cmdline="console=ttyS0 panic=-1 log_buf_len=8M mitigations=off no_timer_check ft.mode=$mode"
 [ -z "$tests" ] || cmdline+=" ft.tests=$tests"
 [ -z "$append" ] || cmdline+=" $append"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel "$accel" -smp "$smp"
