@@ -32,8 +32,7 @@ struct dev_list {
 	size_t n, cap;
 };
 
-/* A device name from the command line: valid, and present here. */
-static int check_dev(struct ftctl *ft, const char *dev)
+int ft_check_dev(struct ftctl *ft, const char *dev)
 {
 	switch (check_ifname(dev)) {
 	case -EINVAL:
@@ -67,7 +66,7 @@ static int parse_dev_args(struct ftctl *ft, int argc, char **argv,
 		}
 		*families |= flag;
 	}
-	return check_dev(ft, *dev);
+	return ft_check_dev(ft, *dev);
 }
 
 static int dev_change(struct ftctl *ft, int argc, char **argv, uint8_t cmd)
@@ -300,21 +299,70 @@ static void print_human(const struct ftctl *ft, const struct dev_list *list)
 	}
 }
 
+/*
+ * "show dump": one line per device, tab-separated, for scripts:
+ * ifname ifindex ipv4_enabled ipv4_packets ipv4_bytes ipv6_enabled
+ * ipv6_packets ipv6_bytes, "enabled" being "on" or "off". The order of
+ * the fields never changes; new ones are only ever appended.
+ */
+static void print_dump(const struct dev_list *list)
+{
+	unsigned int f;
+	size_t i;
+
+	for (i = 0; i < list->n; i++) {
+		const struct ft_dev *d = &list->devs[i];
+
+		printf("%s\t%" PRIu32, d->ifname, d->ifindex);
+		for (f = 0; f < FT_NFAMILIES; f++)
+			printf("\t%s\t%" PRIu64 "\t%" PRIu64,
+			       d->fam[f].enabled ? "on" : "off",
+			       d->fam[f].packets, d->fam[f].bytes);
+		putchar('\n');
+	}
+}
+
+/*
+ * [dump] [[dev] DEV], in any order. The keyword "dump" wins over a device
+ * of that name, which "dev dump" reaches.
+ */
+static int parse_show_args(struct ftctl *ft, int argc, char **argv,
+			   const char **dev, bool *dump)
+{
+	int i;
+
+	*dev = NULL;
+	*dump = false;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "dump") && !*dump) {
+			*dump = true;
+			continue;
+		}
+		if (*dev)
+			return ft_usage(ft, "unexpected argument '%s'", argv[i]);
+		if (!strcmp(argv[i], "dev")) {
+			if (i + 1 >= argc)
+				return ft_usage(ft, "missing device name after 'dev'");
+			i++;
+		}
+		*dev = argv[i];
+	}
+	if (*dump && ft->json)
+		return ft_usage(ft, "'dump' is an output form of its own; it does not combine with -j");
+	return *dev ? ft_check_dev(ft, *dev) : FT_OK;
+}
+
 int cmd_show(struct ftctl *ft, int argc, char **argv)
 {
 	struct dev_list list = { 0 };
 	struct nlmsghdr *nlh;
-	const char *dev = NULL;
+	const char *dev;
+	bool dump;
 	int ret;
 
-	if (argc > 2)
-		return ft_usage(ft, "unexpected argument '%s'", argv[2]);
-	if (argc == 2) {
-		dev = argv[1];
-		ret = check_dev(ft, dev);
-		if (ret)
-			return ret;
-	}
+	ret = parse_show_args(ft, argc, argv, &dev, &dump);
+	if (ret)
+		return ret;
 
 	ret = ft_connect(ft);
 	if (ret)
@@ -335,6 +383,8 @@ int cmd_show(struct ftctl *ft, int argc, char **argv)
 	qsort(list.devs, list.n, sizeof(*list.devs), dev_cmp);
 	if (ft->json)
 		print_json(ft, &list);
+	else if (dump)
+		print_dump(&list);
 	else
 		print_human(ft, &list);
 	ret = FT_OK;

@@ -6,9 +6,14 @@
  * added there and nowhere else. Counters the kernel does not send (an older
  * module) are left out of the output; attributes this ftctl does not know
  * (a newer module) are ignored.
+ *
+ * With -s, the kernel also sends each CPU's counters; they are printed as a
+ * table with one row per CPU, or as "per_cpu" in JSON.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/fasttrack.h>
 
@@ -20,6 +25,7 @@ struct stat_desc {
 	uint16_t attr;		/* FASTTRACK_A_STAT_* */
 	const char *json;	/* JSON member name */
 	const char *label;	/* human label */
+	const char *column;	/* per-CPU table heading, if not the label */
 };
 
 struct stat_group {
@@ -29,34 +35,37 @@ struct stat_group {
 };
 
 static const struct stat_desc flow_stats[] = {
-	{ FASTTRACK_A_STAT_FLOWS,	"flows",	"cached" },
-	{ FASTTRACK_A_STAT_LEARNED,	"learned",	"learned" },
-	{ FASTTRACK_A_STAT_TABLE_FULL,	"table_full",	"table-full" },
-	{ FASTTRACK_A_STAT_EXPIRED,	"expired",	"expired" },
-	{ FASTTRACK_A_STAT_TORN_DOWN,	"torn_down",	"torn-down" },
-	{ FASTTRACK_A_STAT_CT_GONE,	"ct_gone",	"ct-gone" },
-	{ FASTTRACK_A_STAT_INVALIDATED,	"invalidated",	"invalidated" },
-	{ 0 }
+	{ FASTTRACK_A_STAT_FLOWS,	"flows",	"cached", NULL },
+	{ FASTTRACK_A_STAT_LEARNED,	"learned",	"learned", NULL },
+	{ FASTTRACK_A_STAT_TABLE_FULL,	"table_full",	"table-full", NULL },
+	{ FASTTRACK_A_STAT_EXPIRED,	"expired",	"expired", NULL },
+	{ FASTTRACK_A_STAT_TORN_DOWN,	"torn_down",	"torn-down", NULL },
+	{ FASTTRACK_A_STAT_CT_GONE,	"ct_gone",	"ct-gone", NULL },
+	{ FASTTRACK_A_STAT_INVALIDATED,	"invalidated",	"invalidated", NULL },
+	{ FASTTRACK_A_STAT_ROUTE_CHANGED, "route_changed", "route-changed", NULL },
+	{ FASTTRACK_A_STAT_NEIGH_CHANGED, "neigh_changed", "neigh-changed", NULL },
+	{ FASTTRACK_A_STAT_FLUSHED,	"flushed",	"flushed", NULL },
+	{ 0, NULL, NULL, NULL }
 };
 
 static const struct stat_desc forwarded_stats[] = {
-	{ FASTTRACK_A_STAT_FORWARDED_PKTS,	"packets",	"packets" },
-	{ FASTTRACK_A_STAT_FORWARDED_BYTES,	"bytes",	"bytes" },
-	{ 0 }
+	{ FASTTRACK_A_STAT_FORWARDED_PKTS, "packets", "packets", "fwd-packets" },
+	{ FASTTRACK_A_STAT_FORWARDED_BYTES, "bytes", "bytes", "fwd-bytes" },
+	{ 0, NULL, NULL, NULL }
 };
 
 static const struct stat_desc punted_stats[] = {
-	{ FASTTRACK_A_STAT_PUNT_NO_ENTRY,	"no_entry",	"no-entry" },
-	{ FASTTRACK_A_STAT_PUNT_FRAGMENT,	"fragment",	"fragment" },
-	{ FASTTRACK_A_STAT_PUNT_OPTIONS,	"options",	"options" },
-	{ FASTTRACK_A_STAT_PUNT_TTL,		"ttl",		"ttl" },
-	{ FASTTRACK_A_STAT_PUNT_MTU,		"mtu",		"mtu" },
-	{ FASTTRACK_A_STAT_PUNT_TCP_FLAGS,	"tcp_flags",	"tcp-flags" },
-	{ FASTTRACK_A_STAT_PUNT_NOT_WRITABLE,	"not_writable",	"not-writable" },
-	{ FASTTRACK_A_STAT_PUNT_MALFORMED,	"malformed",	"malformed" },
-	{ FASTTRACK_A_STAT_PUNT_UNKNOWN,	"unknown",	"unknown" },
-	{ FASTTRACK_A_STAT_PUNT_STALE,		"stale",	"stale" },
-	{ 0 }
+	{ FASTTRACK_A_STAT_PUNT_NO_ENTRY,	"no_entry",	"no-entry", NULL },
+	{ FASTTRACK_A_STAT_PUNT_FRAGMENT,	"fragment",	"fragment", NULL },
+	{ FASTTRACK_A_STAT_PUNT_OPTIONS,	"options",	"options", NULL },
+	{ FASTTRACK_A_STAT_PUNT_TTL,		"ttl",		"ttl", NULL },
+	{ FASTTRACK_A_STAT_PUNT_MTU,		"mtu",		"mtu", NULL },
+	{ FASTTRACK_A_STAT_PUNT_TCP_FLAGS,	"tcp_flags",	"tcp-flags", NULL },
+	{ FASTTRACK_A_STAT_PUNT_NOT_WRITABLE,	"not_writable",	"not-writable", NULL },
+	{ FASTTRACK_A_STAT_PUNT_MALFORMED,	"malformed",	"malformed", NULL },
+	{ FASTTRACK_A_STAT_PUNT_UNKNOWN,	"unknown",	"unknown", NULL },
+	{ FASTTRACK_A_STAT_PUNT_STALE,		"stale",	"stale", NULL },
+	{ 0, NULL, NULL, NULL }
 };
 
 static const struct stat_group stat_groups[] = {
@@ -71,13 +80,25 @@ struct stats {
 	bool have[FASTTRACK_A_STAT_MAX + 1];
 };
 
+struct cpu_stats {
+	uint32_t cpu;
+	struct stats st;
+};
+
+struct stats_reply {
+	struct stats total;
+	struct cpu_stats *cpus;	/* FASTTRACK_A_STATS_CPU, in kernel order */
+	size_t ncpus, cap;
+};
+
 static int stat_attr_cb(const struct nlattr *attr, void *data)
 {
 	uint16_t type = mnl_attr_get_type(attr);
 	struct stats *st = data;
 
+	/* STAT_CPU is the key of a per-CPU nest, not a counter. */
 	if (!nl_attr_known(attr, FASTTRACK_A_STAT_MAX) ||
-	    type == FASTTRACK_A_STAT_PAD)
+	    type == FASTTRACK_A_STAT_PAD || type == FASTTRACK_A_STAT_CPU)
 		return MNL_CB_OK;
 	if (!nl_attr_is_uint(attr))
 		return nl_bad_reply();
@@ -86,14 +107,59 @@ static int stat_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+static int cpu_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct cpu_stats *c = data;
+
+	if (mnl_attr_get_type(attr) != FASTTRACK_A_STAT_CPU)
+		return stat_attr_cb(attr, &c->st);
+	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+		return nl_bad_reply();
+	c->cpu = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+static int add_cpu(struct stats_reply *r, const struct nlattr *attr)
+{
+	struct cpu_stats *c;
+
+	if (r->ncpus == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+
+		c = realloc(r->cpus, cap * sizeof(*c));
+		if (!c) {
+			errno = ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		r->cpus = c;
+		r->cap = cap;
+	}
+	c = &r->cpus[r->ncpus];
+	memset(c, 0, sizeof(*c));
+	/* Without FASTTRACK_A_STAT_CPU, the position is the CPU. */
+	c->cpu = (uint32_t)r->ncpus;
+	if (mnl_attr_parse_nested(attr, cpu_attr_cb, c) < 0)
+		return MNL_CB_ERROR;
+	r->ncpus++;
+	return MNL_CB_OK;
+}
+
 static int stats_attr_cb(const struct nlattr *attr, void *data)
 {
-	if (mnl_attr_get_type(attr) != FASTTRACK_A_STATS)
-		return MNL_CB_OK;
-	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-		return nl_bad_reply();
-	if (mnl_attr_parse_nested(attr, stat_attr_cb, data) < 0)
-		return MNL_CB_ERROR;
+	struct stats_reply *r = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case FASTTRACK_A_STATS:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return nl_bad_reply();
+		if (mnl_attr_parse_nested(attr, stat_attr_cb, &r->total) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case FASTTRACK_A_STATS_CPU:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return nl_bad_reply();
+		return add_cpu(r, attr);
+	}
 	return MNL_CB_OK;
 }
 
@@ -104,22 +170,41 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static void print_json(const struct ftctl *ft, const struct stats *st)
+/* The members of a stats object: top-level counters, then the groups. */
+static void json_stats(struct json *j, const struct stats *st)
 {
 	const struct stat_group *g;
 	const struct stat_desc *s;
+
+	for (g = stat_groups; g->stats; g++) {
+		if (g->json)
+			json_obj_open(j, g->json);
+		for (s = g->stats; s->attr; s++)
+			if (st->have[s->attr])
+				json_u64(j, s->json, st->val[s->attr]);
+		if (g->json)
+			json_obj_close(j);
+	}
+}
+
+static void print_json(const struct ftctl *ft, const struct stats_reply *r,
+		       bool per_cpu)
+{
 	struct json j;
+	size_t i;
 
 	json_init(&j, stdout, ft->tty);
 	json_obj_open(&j, NULL);
-	for (g = stat_groups; g->stats; g++) {
-		if (g->json)
-			json_obj_open(&j, g->json);
-		for (s = g->stats; s->attr; s++)
-			if (st->have[s->attr])
-				json_u64(&j, s->json, st->val[s->attr]);
-		if (g->json)
+	json_stats(&j, &r->total);
+	if (per_cpu) {
+		json_arr_open(&j, "per_cpu");
+		for (i = 0; i < r->ncpus; i++) {
+			json_obj_open(&j, NULL);
+			json_u64(&j, "cpu", r->cpus[i].cpu);
+			json_stats(&j, &r->cpus[i].st);
 			json_obj_close(&j);
+		}
+		json_arr_close(&j);
 	}
 	json_obj_close(&j);
 	json_end(&j);
@@ -175,27 +260,136 @@ static void print_human(const struct ftctl *ft, const struct stats *st)
 	}
 }
 
+static const char *column_name(const struct stat_desc *s)
+{
+	return s->column ? s->column : s->label;
+}
+
+static int uint_width(uint64_t v)
+{
+	char num[24];
+
+	return snprintf(num, sizeof(num), "%" PRIu64, v);
+}
+
+/* The counters of the per-CPU table: all but FLOWS, which is not per CPU. */
+static const struct stat_desc *per_cpu_cols[FASTTRACK_A_STAT_MAX + 1];
+
+static unsigned int list_columns(void)
+{
+	const struct stat_group *g;
+	const struct stat_desc *s;
+	unsigned int n = 0;
+
+	for (g = stat_groups; g->stats; g++)
+		for (s = g->stats; s->attr; s++)
+			if (s->attr != FASTTRACK_A_STAT_FLOWS)
+				per_cpu_cols[n++] = s;
+	return n;
+}
+
+/*
+ * per-cpu:
+ *   cpu learned table-full ... stale
+ *   0 12 0 ... 3
+ *
+ * One row per CPU, one column per counter ("-" for one the kernel did not
+ * send). On a terminal the columns are right-aligned.
+ */
+static void print_per_cpu(const struct ftctl *ft, const struct stats_reply *r)
+{
+	int width[FASTTRACK_A_STAT_MAX + 1] = { 0 };
+	unsigned int ncols = list_columns(), c;
+	int cw = 0;
+	size_t i;
+
+	if (ft->tty) {
+		cw = 3;
+		for (c = 0; c < ncols; c++)
+			width[c] = (int)strlen(column_name(per_cpu_cols[c]));
+		for (i = 0; i < r->ncpus; i++) {
+			const struct stats *st = &r->cpus[i].st;
+
+			if (uint_width(r->cpus[i].cpu) > cw)
+				cw = uint_width(r->cpus[i].cpu);
+			for (c = 0; c < ncols; c++)
+				if (uint_width(st->val[per_cpu_cols[c]->attr]) > width[c])
+					width[c] = uint_width(st->val[per_cpu_cols[c]->attr]);
+		}
+	}
+
+	printf("%sper-cpu:%s\n  %*s", ft_color(ft, FT_C_BOLD),
+	       ft_color(ft, FT_C_RESET), cw, "cpu");
+	for (c = 0; c < ncols; c++)
+		printf(" %*s", width[c], column_name(per_cpu_cols[c]));
+	putchar('\n');
+
+	for (i = 0; i < r->ncpus; i++) {
+		const struct stats *st = &r->cpus[i].st;
+
+		printf("  %*" PRIu32, cw, r->cpus[i].cpu);
+		for (c = 0; c < ncols; c++) {
+			uint16_t attr = per_cpu_cols[c]->attr;
+
+			if (st->have[attr])
+				printf(" %*" PRIu64, width[c], st->val[attr]);
+			else
+				printf(" %*s", width[c], "-");
+		}
+		putchar('\n');
+	}
+}
+
 int cmd_stats(struct ftctl *ft, int argc, char **argv)
 {
-	struct stats st = { 0 };
+	struct stats_reply r = { 0 };
 	struct nlmsghdr *nlh;
-	int ret;
+	bool per_cpu = false;
+	int i, ret;
 
-	if (argc > 1)
-		return ft_usage(ft, "unexpected argument '%s'", argv[1]);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "--per-cpu"))
+			per_cpu = true;
+		else
+			return ft_usage(ft, "unexpected argument '%s'", argv[i]);
+	}
 
 	ret = ft_connect(ft);
 	if (ret)
 		return ret;
 
 	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_STATS_GET, 0);
-	ret = nl_request(&ft->nl, nlh, stats_cb, &st);
-	if (ret)
-		return ft_request_error(ft, ret, NULL, NULL);
+	if (per_cpu)
+		mnl_attr_put(nlh, FASTTRACK_A_STATS_PERCPU, 0, NULL);
+	ret = nl_request(&ft->nl, nlh, stats_cb, &r);
+	if (ret) {
+		/* An older module rejects the attribute it does not know. */
+		if (per_cpu && ft->nl.kernel_err &&
+		    (ret == -EINVAL || ret == -EOPNOTSUPP) &&
+		    (nl_blamed_attr(&ft->nl) == FASTTRACK_A_STATS_PERCPU ||
+		     !ft->nl.has_ext_offs)) {
+			ft_err("this fasttrack module does not support per-CPU statistics (upgrade the module)");
+			ret = FT_ERR;
+		} else {
+			ret = ft_request_error(ft, ret, NULL, NULL);
+		}
+		goto out;
+	}
+	if (per_cpu && !r.ncpus) {
+		ft_err("this fasttrack module does not support per-CPU statistics (upgrade the module)");
+		ret = FT_ERR;
+		goto out;
+	}
 
-	if (ft->json)
-		print_json(ft, &st);
-	else
-		print_human(ft, &st);
-	return FT_OK;
+	if (ft->json) {
+		print_json(ft, &r, per_cpu);
+	} else {
+		print_human(ft, &r.total);
+		if (per_cpu)
+			print_per_cpu(ft, &r);
+	}
+	ret = FT_OK;
+out:
+	free(r.cpus);
+	return ret;
 }

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,14 +33,39 @@ static const struct ft_cmd commands[] = {
 	  "turn the fast path off for a device",
 	  "Without a family, every family is disabled and the device is\n"
 	  "released. Cached flows that entered through it are dropped.\n" },
-	{ "show", cmd_show, "[DEV]",
+	{ "show", cmd_show, "[dump] [[dev] DEV]",
 	  "show devices and their per-family counters",
-	  "Without DEV, every device that has fasttrack enabled is listed.\n" },
-	{ "stats", cmd_stats, "",
+	  "Without DEV, every device that has fasttrack enabled is listed.\n"
+	  "\"dump\" prints one tab-separated line per device, for scripts:\n"
+	  "  ifname ifindex ipv4_enabled ipv4_packets ipv4_bytes\n"
+	  "  ipv6_enabled ipv6_packets ipv6_bytes\n"
+	  "A device named \"dump\" is shown with \"show dev dump\".\n" },
+	{ "flows", cmd_flows, "[dump] [dev DEV] [ipv4|ipv6]",
+	  "list the cached flow directions",
+	  "One line per cached flow direction: addresses and ports as received\n"
+	  "and, after \"nat\", as sent; ingress and egress device (with the\n"
+	  "VLAN id of a VLAN device), packets and bytes the fast path forwarded,\n"
+	  "age and idle time. \"dev DEV\" keeps the flows that enter through\n"
+	  "DEV; a family keeps that family. \"dump\" prints tab-separated\n"
+	  "fields for scripts:\n"
+	  "  id family proto dir src sport dst dport nat_src nat_sport\n"
+	  "  nat_dst nat_dport iif iif_vlan oif oif_vlan packets bytes\n"
+	  "  age_ms idle_ms\n" },
+	{ "flush", cmd_flush, "[dev DEV] [ipv4|ipv6]",
+	  "drop cached flows",
+	  "Drop every cached flow, or those entering through DEV, or those of\n"
+	  "a family. Their connections go on through the full stack and are\n"
+	  "learned again.\n" },
+	{ "monitor", cmd_monitor, "",
+	  "print flow events as they happen",
+	  "One line per flow direction learned (\"new\") or removed (\"del\",\n"
+	  "with the reason: expired, torn-down, ct-gone, device, route, neigh\n"
+	  "or flush), until interrupted. With -j, one JSON object per line.\n" },
+	{ "stats", cmd_stats, "[-s|--per-cpu]",
 	  "show the global statistics",
 	  "Counters of the current network namespace: cached flows and why\n"
 	  "they went away, packets forwarded, and packets punted to the\n"
-	  "full stack by reason.\n" },
+	  "full stack by reason. -s adds a table with one row per CPU.\n" },
 	{ "get", cmd_get, "",
 	  "show the settings",
 	  "Settings of the current network namespace, one \"KEY VALUE\" line\n"
@@ -92,7 +118,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"Options:\n"
-		"  -j, --json     JSON output (show, stats, get)\n"
+		"  -j, --json     JSON output (show, flows, stats, get, monitor)\n"
 		"  -h, --help     this help; \"ftctl COMMAND --help\" for one command\n"
 		"  -V, --version  print the version\n"
 		"\n"
@@ -297,6 +323,8 @@ int main(int argc, char **argv)
 	struct ftctl ft = { 0 };
 	int opt, ret;
 
+	/* One thread: stdio need not lock for each character of a dump. */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	ft.tty = isatty(STDOUT_FILENO);
 	ft.color = ft.tty && want_color();
 

@@ -50,6 +50,12 @@ int ft_connect(struct ftctl *ft);
 int ft_request_error(struct ftctl *ft, int err, const char *dev,
 		     const char *subject);
 
+/*
+ * A device name from the command line: valid, and present in this network
+ * namespace. Returns FT_OK, or prints why not and returns FT_USAGE/FT_ERR.
+ */
+int ft_check_dev(struct ftctl *ft, const char *dev);
+
 /* A bad command line for the current command: message + hint, FT_USAGE. */
 int ft_usage(struct ftctl *ft, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -60,5 +66,8 @@ int cmd_show(struct ftctl *ft, int argc, char **argv);
 int cmd_stats(struct ftctl *ft, int argc, char **argv);
 int cmd_get(struct ftctl *ft, int argc, char **argv);
 int cmd_set(struct ftctl *ft, int argc, char **argv);
+int cmd_flows(struct ftctl *ft, int argc, char **argv);
+int cmd_flush(struct ftctl *ft, int argc, char **argv);
+int cmd_monitor(struct ftctl *ft, int argc, char **argv);
 
 #endif /* FTCTL_H */

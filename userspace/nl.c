@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <libmnl/libmnl.h>
@@ -19,7 +21,8 @@
 
 /*
  * The kernel sizes dump messages by the reader's buffer, up to 32 KiB
- * (netlink_recvmsg); a smaller buffer would truncate them.
+ * (netlink_recvmsg); a smaller buffer would truncate them. A larger
+ * message (a doit reply can be) grows the buffer: see nl_recv().
  */
 #define NL_RX_SIZE	32768
 #define NL_TX_SIZE	MNL_SOCKET_BUFFER_SIZE
@@ -30,7 +33,71 @@ struct talk {
 	mnl_cb_t cb;
 	void *data;
 	bool intr;
+	bool stream;	/* hand NLM_F_DUMP_INTR messages to cb; no restart */
 };
+
+/*
+ * Receive one datagram into nl->rx. Its size is peeked first (MSG_PEEK |
+ * MSG_TRUNC returns the full length), so that no message is ever cut,
+ * however large. @flags may add MSG_DONTWAIT. Returns the length or
+ * -errno.
+ */
+static ssize_t nl_recv(struct nl *nl, int flags)
+{
+	struct sockaddr_nl addr;
+	struct iovec iov = { .iov_base = nl->rx, .iov_len = 0 };
+	struct msghdr msg = {
+		.msg_name = &addr,
+		.msg_namelen = sizeof(addr),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	int fd = mnl_socket_get_fd(nl->sk);
+	ssize_t len;
+
+	len = recvmsg(fd, &msg, flags | MSG_PEEK | MSG_TRUNC);
+	if (len < 0)
+		return -errno;
+	if ((size_t)len > nl->rx_size) {
+		char *rx = realloc(nl->rx, (size_t)len);
+
+		if (!rx)
+			return -ENOMEM;
+		nl->rx = rx;
+		nl->rx_size = (size_t)len;
+	}
+
+	iov.iov_base = nl->rx;
+	iov.iov_len = nl->rx_size;
+	msg.msg_namelen = sizeof(addr);
+	msg.msg_flags = 0;
+	len = recvmsg(fd, &msg, flags);
+	if (len < 0)
+		return -errno;
+	if (msg.msg_flags & MSG_TRUNC)
+		return -EMSGSIZE;
+	/* Only the kernel (port 0) talks to us. */
+	if (msg.msg_namelen != sizeof(addr) || addr.nl_pid != 0)
+		return -EBADMSG;
+	return len;
+}
+
+/*
+ * libmnl stops at a message flagged NLM_F_DUMP_INTR. A streamed dump has
+ * printed what came before, so it cannot restart: take the flag off and
+ * remember it instead.
+ */
+static void clear_dump_intr(struct nl *nl, void *buf, int len)
+{
+	struct nlmsghdr *nlh;
+
+	for (nlh = buf; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR) {
+			nlh->nlmsg_flags &= ~NLM_F_DUMP_INTR;
+			nl->dump_intr = true;
+		}
+	}
+}
 
 /* NLMSGERR_ATTR_POLICY: the policy of the attribute that was rejected. */
 static int ext_policy_cb(const struct nlattr *attr, void *data)
@@ -172,9 +239,9 @@ static bool has_end(const void *buf, int len, uint32_t seq)
 static int drain(struct nl *nl, uint32_t seq, ssize_t len)
 {
 	while (!has_end(nl->rx, (int)len, seq)) {
-		len = mnl_socket_recvfrom(nl->sk, nl->rx, NL_RX_SIZE);
+		len = nl_recv(nl, 0);
 		if (len < 0)
-			return -errno;
+			return (int)len;
 	}
 	return 0;
 }
@@ -196,9 +263,11 @@ static int talk(struct nl *nl, struct nlmsghdr *nlh, struct talk *t)
 		return -errno;
 
 	do {
-		len = mnl_socket_recvfrom(nl->sk, nl->rx, NL_RX_SIZE);
+		len = nl_recv(nl, 0);
 		if (len < 0)
-			return -errno;
+			return (int)len;
+		if (t->stream)
+			clear_dump_intr(nl, nl->rx, (int)len);
 		errno = 0;
 		ret = mnl_cb_run2(nl->rx, len, seq, nl->portid, data_cb, t,
 				  ctl_cbs, MNL_ARRAY_SIZE(ctl_cbs));
@@ -266,6 +335,56 @@ int nl_dump(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 	return ret;
 }
 
+int nl_dump_stream(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		   void *data)
+{
+	struct talk t = { .nl = nl, .cb = cb, .data = data, .stream = true };
+
+	nl->dump_intr = false;
+	nlh->nlmsg_flags |= NLM_F_DUMP;
+	return talk(nl, nlh, &t);
+}
+
+int nl_subscribe(struct nl *nl, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nl->ngroups; i++) {
+		if (strcmp(nl->groups[i].name, name))
+			continue;
+		if (mnl_socket_setsockopt(nl->sk, NETLINK_ADD_MEMBERSHIP,
+					  &nl->groups[i].id,
+					  sizeof(nl->groups[i].id)) < 0)
+			return -errno;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int nl_recv_events(struct nl *nl, mnl_cb_t cb, void *data)
+{
+	struct talk t = { .nl = nl, .cb = cb, .data = data };
+	ssize_t len;
+	int ret;
+
+	len = nl_recv(nl, MSG_DONTWAIT);
+	if (len < 0)
+		return (int)len;
+	nl->kernel_err = false;
+	errno = 0;
+	/* Events have sequence number 0 and come from port 0: no checks. */
+	ret = mnl_cb_run2(nl->rx, (size_t)len, 0, 0, data_cb, &t,
+			  ctl_cbs, MNL_ARRAY_SIZE(ctl_cbs));
+	if (ret < 0)
+		return -(errno ? errno : EBADMSG);
+	return 0;
+}
+
+int nl_fd(const struct nl *nl)
+{
+	return mnl_socket_get_fd(nl->sk);
+}
+
 uint16_t nl_blamed_attr(const struct nl *nl)
 {
 	struct nlmsghdr *nlh = (void *)nl->tx;
@@ -317,11 +436,52 @@ uint64_t nl_attr_get_uint(const struct nlattr *attr)
 	return mnl_attr_get_u64(attr);
 }
 
-/* CTRL_CMD_GETFAMILY reply: pick the id and version. */
+/* CTRL_CMD_GETFAMILY reply: pick the id, version and multicast groups. */
 struct family_reply {
 	uint16_t id;
 	uint32_t version;
+	struct nl *nl;
 };
+
+static int group_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct nl_group *g = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case CTRL_ATTR_MCAST_GRP_NAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return nl_bad_reply();
+		snprintf(g->name, sizeof(g->name), "%s", mnl_attr_get_str(attr));
+		break;
+	case CTRL_ATTR_MCAST_GRP_ID:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return nl_bad_reply();
+		g->id = mnl_attr_get_u32(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+/* CTRL_ATTR_MCAST_GROUPS: an array of nests, each a name and an id. */
+static int parse_groups(struct nl *nl, const struct nlattr *groups)
+{
+	const struct nlattr *attr;
+
+	if (mnl_attr_validate(groups, MNL_TYPE_NESTED) < 0)
+		return nl_bad_reply();
+	mnl_attr_for_each_nested(attr, groups) {
+		struct nl_group g = { "", 0 };
+
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return nl_bad_reply();
+		if (mnl_attr_parse_nested(attr, group_attr_cb, &g) < 0)
+			return MNL_CB_ERROR;
+		if (!g.name[0] || !g.id || nl->ngroups == NL_MAX_GROUPS)
+			continue;
+		nl->groups[nl->ngroups++] = g;
+	}
+	return MNL_CB_OK;
+}
 
 static int family_attr_cb(const struct nlattr *attr, void *data)
 {
@@ -338,6 +498,8 @@ static int family_attr_cb(const struct nlattr *attr, void *data)
 			return nl_bad_reply();
 		f->version = mnl_attr_get_u32(attr);
 		break;
+	case CTRL_ATTR_MCAST_GROUPS:
+		return parse_groups(f->nl, attr);
 	}
 	return MNL_CB_OK;
 }
@@ -349,10 +511,11 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 
 static int resolve_family(struct nl *nl, const char *name, uint8_t version)
 {
-	struct family_reply f = { 0 };
+	struct family_reply f = { .nl = nl };
 	struct nlmsghdr *nlh;
 	int ret;
 
+	nl->ngroups = 0;
 	nl->family = GENL_ID_CTRL;
 	nl->req_version = 1;
 	nlh = nl_msg(nl, CTRL_CMD_GETFAMILY, 0);
@@ -376,6 +539,7 @@ int nl_open(struct nl *nl, const char *family_name, uint8_t version)
 	memset(nl, 0, sizeof(*nl));
 	nl->tx = malloc(NL_TX_SIZE);
 	nl->rx = malloc(NL_RX_SIZE);
+	nl->rx_size = NL_RX_SIZE;
 	if (!nl->tx || !nl->rx) {
 		ret = -ENOMEM;
 		goto err;

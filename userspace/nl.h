@@ -17,6 +17,14 @@
 struct nlattr;
 struct nlmsghdr;
 
+/* A multicast group of the family, from CTRL_CMD_GETFAMILY. */
+struct nl_group {
+	char name[32];		/* GENL_NAMSIZ */
+	uint32_t id;
+};
+
+#define NL_MAX_GROUPS	8
+
 struct nl {
 	struct mnl_socket *sk;
 	uint32_t portid;
@@ -25,7 +33,12 @@ struct nl {
 	uint32_t version;	/* genl family version the kernel reports */
 	uint8_t req_version;	/* genl version put in our requests */
 	char *tx;		/* request buffer */
-	char *rx;		/* receive buffer, large enough for dumps */
+	char *rx;		/* receive buffer, grown to the largest message */
+	size_t rx_size;
+	struct nl_group groups[NL_MAX_GROUPS];
+	unsigned int ngroups;
+	bool dump_intr;		/* the last streamed dump was flagged
+				 * NLM_F_DUMP_INTR */
 	char ext_msg[256];	/* extack message of the last request, or "" */
 	uint32_t ext_offs;	/* extack: offset of the attribute it blames, */
 	bool has_ext_offs;	/* counted from the start of the request */
@@ -61,6 +74,32 @@ int nl_request(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
  */
 int nl_dump(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 	    void (*reset)(void *data), void *data);
+
+/*
+ * Send @nlh as a dump and run @cb on every message until NLMSG_DONE, as
+ * the messages arrive, for output that is printed as it is read. There is
+ * no restart: a message flagged NLM_F_DUMP_INTR is still handed to @cb,
+ * and nl->dump_intr tells the caller that the kernel flagged the dump.
+ */
+int nl_dump_stream(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		   void *data);
+
+/*
+ * Join the family's multicast group @name. Returns 0, -ENOENT when the
+ * family has no such group (an older module), or -errno.
+ */
+int nl_subscribe(struct nl *nl, const char *name);
+
+/*
+ * Read one datagram of multicast events without blocking and run @cb on
+ * each message of the family in it. Returns 0, -EAGAIN when nothing is
+ * queued, -ENOBUFS when the socket overran (events were lost; the socket
+ * stays usable), or another -errno.
+ */
+int nl_recv_events(struct nl *nl, mnl_cb_t cb, void *data);
+
+/* The socket's file descriptor, to poll() on. */
+int nl_fd(const struct nl *nl);
 
 /*
  * The type of the top-level request attribute that the kernel's extack

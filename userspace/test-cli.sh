@@ -36,7 +36,12 @@ expect 0 "Usage: ftctl" --help
 expect 0 "Usage: ftctl" -h
 expect 0 "Usage: ftctl" help
 expect 0 "Usage: ftctl set KEY VALUE" help set
-expect 0 "Usage: ftctl show [DEV]" show --help
+expect 0 "Usage: ftctl show [dump] [[dev] DEV]" show --help
+expect 0 "Usage: ftctl flows [dump] [dev DEV] [ipv4|ipv6]" flows --help
+expect 0 "id family proto dir src sport dst dport nat_src nat_sport" help flows
+expect 0 "Usage: ftctl flush [dev DEV] [ipv4|ipv6]" flush -h
+expect 0 "Usage: ftctl monitor" monitor --help
+expect 0 "Usage: ftctl stats [-s|--per-cpu]" stats --help
 expect 0 "Usage: ftctl enable DEV" enable lo -h
 expect 0 "ftctl " --version
 expect 0 "ftctl " -V
@@ -53,6 +58,20 @@ expect 1 "ftctl: no such device: ftctl-nosuch0" enable ftctl-nosuch0
 expect 1 "ftctl: no such device: ftctl-nosuch0" show ftctl-nosuch0
 expect 2 "ftctl: unexpected argument 'x'" show lo x
 expect 2 "ftctl: unexpected argument 'x'" stats x
+expect 2 "ftctl: unexpected argument '-x'" stats -x
+expect 2 "ftctl: unexpected argument 'x' (expected dump, dev DEV, ipv4 or ipv6)" flows x
+expect 2 "ftctl: unexpected argument 'dump' (expected dev DEV, ipv4 or ipv6)" flush dump
+expect 2 "ftctl: missing device name after 'dev'" flows dev
+expect 2 "ftctl: missing device name after 'dev'" show dev
+expect 2 "ftctl: only one device may be given" flush dev lo dev lo
+expect 2 "ftctl: 'dump' given twice" flows dump dump
+expect 2 "does not combine with -j" -j flows dump
+expect 2 "does not combine with -j" -j show dump
+expect 2 "ftctl: invalid device name" flows dev 0123456789abcdef
+expect 1 "ftctl: no such device: ftctl-nosuch0" flows dev ftctl-nosuch0
+expect 1 "ftctl: no such device: ftctl-nosuch0" flush dev ftctl-nosuch0 ipv6
+expect 1 "ftctl: no such device: ftctl-nosuch0" show dev ftctl-nosuch0
+expect 2 "ftctl: unexpected argument 'x'" monitor x
 expect 2 "ftctl: unexpected argument 'x'" get x
 expect 2 "ftctl: nothing to set" set
 expect 2 "ftctl: unknown setting 'foo'" set foo 1
@@ -68,7 +87,8 @@ expect 2 "ftctl: udp-timeout given twice" set udp-timeout 1 udp-timeout 2
 if [ -d /sys/module/fasttrack ]; then
 	echo "# fasttrack is loaded: skipping the not-loaded tests"
 else
-	for cmd in show stats get "enable lo" "disable lo ipv4" "set max-flows 10"; do
+	for cmd in show stats get "enable lo" "disable lo ipv4" "set max-flows 10" \
+		flows "flows dump" flush monitor "stats -s" "show dump"; do
 		# shellcheck disable=SC2086
 		expect 1 "ftctl: the fasttrack module is not loaded (try: modprobe fasttrack)" $cmd
 	done
@@ -129,7 +149,8 @@ ifb1 (ifindex 7)
 	MOCKENV=FTMOCK_INTR=2; same 0 '[{"ifname":"eth0","ifindex":2,"ipv4":{"enabled":true,"packets":123,"bytes":4567},"ipv6":{"enabled":true,"packets":18446744073709551615,"bytes":1}}]' -j show eth0
 	MOCKENV=FTMOCK_INTR=2; same 0 "$(LD_PRELOAD=$MOCK "$FTCTL" -j show 2>/dev/null)" -j show
 	MOCKENV=FTMOCK_INTR=99; mexpect 1 "ftctl: show: the list kept changing while it was read; try again" show
-	same 0 'flows:
+	# An older module: exactly the output of the ftctl before flows.
+	MOCKENV=FTMOCK_OLD=1; same 0 'flows:
   cached 2000
   learned 3000
   table-full 4000
@@ -151,7 +172,146 @@ punted:
   malformed 18000
   unknown 19000
   stale 20000' stats
-	same 0 '{"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000}}' -j stats
+	MOCKENV=FTMOCK_OLD=1; same 0 '{"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000}}' -j stats
+	stats_text='flows:
+  cached 2000
+  learned 3000
+  table-full 4000
+  expired 5000
+  torn-down 6000
+  ct-gone 7000
+  invalidated 8000
+  route-changed 22000
+  neigh-changed 23000
+  flushed 24000
+forwarded:
+  packets 9000
+  bytes 18446744073709551615
+punted:
+  no-entry 11000
+  fragment 12000
+  options 13000
+  ttl 14000
+  mtu 15000
+  tcp-flags 16000
+  not-writable 17000
+  malformed 18000
+  unknown 19000
+  stale 20000'
+	stats_json='"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"route_changed":22000,"neigh_changed":23000,"flushed":24000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000}'
+	same 0 "$stats_text" stats
+	same 0 "{$stats_json}" -j stats
+	same 0 "$stats_text
+per-cpu:
+  cpu learned table-full expired torn-down ct-gone invalidated route-changed neigh-changed flushed fwd-packets fwd-bytes no-entry fragment options ttl mtu tcp-flags not-writable malformed unknown stale
+  0 30 40 50 60 70 80 220 230 240 90 100 110 120 130 140 150 160 170 180 190 200
+  3 31 41 51 61 71 81 221 231 241 91 101 111 121 131 141 151 - - - - -" stats -s
+	same 0 "{$stats_json,\"per_cpu\":[{\"cpu\":0,\"learned\":30,\"table_full\":40,\"expired\":50,\"torn_down\":60,\"ct_gone\":70,\"invalidated\":80,\"route_changed\":220,\"neigh_changed\":230,\"flushed\":240,\"forwarded\":{\"packets\":90,\"bytes\":100},\"punted\":{\"no_entry\":110,\"fragment\":120,\"options\":130,\"ttl\":140,\"mtu\":150,\"tcp_flags\":160,\"not_writable\":170,\"malformed\":180,\"unknown\":190,\"stale\":200}},{\"cpu\":3,\"learned\":31,\"table_full\":41,\"expired\":51,\"torn_down\":61,\"ct_gone\":71,\"invalidated\":81,\"route_changed\":221,\"neigh_changed\":231,\"flushed\":241,\"forwarded\":{\"packets\":91,\"bytes\":101},\"punted\":{\"no_entry\":111,\"fragment\":121,\"options\":131,\"ttl\":141,\"mtu\":151}}]}" -j stats --per-cpu
+	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not support per-CPU statistics (upgrade the module)" stats -s
+	mexpect 0 "mock: attr 13 (flag)" stats -s
+	n=$((n + 1))
+	if LD_PRELOAD=$MOCK "$FTCTL" stats 2>&1 | grep -q "attr 13"; then
+		failed=$((failed + 1))
+		echo "not ok $n - mock: stats without -s does not ask for per-CPU counters"
+	else
+		echo "ok $n - mock: stats without -s does not ask for per-CPU counters"
+	fi
+
+	# show dump: tab-separated, in ifindex order; "dev dump" is a device.
+	T=$(printf '\t')
+	same 0 "eth0${T}2${T}on${T}123${T}4567${T}on${T}18446744073709551615${T}1
+vlan\"22\\${T}5${T}on${T}1${T}100${T}off${T}0${T}0
+ifb1${T}7${T}off${T}0${T}0${T}on${T}42${T}4200" show dump
+	same 0 "eth0${T}2${T}on${T}123${T}4567${T}on${T}18446744073709551615${T}1" show dump eth0
+	same 0 "eth0${T}2${T}on${T}123${T}4567${T}on${T}18446744073709551615${T}1" show eth0 dump
+	same 0 'eth0 (ifindex 2)
+  ipv4: on packets 123 bytes 4567
+  ipv6: on packets 18446744073709551615 bytes 1' show dev eth0
+	mexpect 1 "ftctl: no such device: dump" show dev dump
+	MOCKENV=FTMOCK_EMPTY=1; same 0 '' show dump
+
+	# flows: one line per direction, NAT only when translated.
+	flows_text='ipv4 tcp 198.18.22.2:40000 -> 198.18.222.2:5201 in vlan22 vid 22 out vlan2222 vid 2222 dir original packets 10 bytes 1500 age 12.3s idle 0.5s id 1
+ipv4 tcp 198.18.222.2:5201 -> 198.18.22.2:40000 in vlan2222 vid 2222 out vlan22 vid 22 dir reply packets 20 bytes 30000 age 12.3s idle 0.0s id 2
+ipv6 udp [2001:db8:1::2]:5353 -> [2001:db8:2::2]:53 nat [2001:db8:2::1]:1024 -> [2001:db8:2::2]:53 in eth1 out eth2 dir original packets 18446744073709551615 bytes 0 age 1h02m idle 1d01h id 7
+ipv4 udp 198.18.2.2:53 -> 198.18.2.1:1024 nat 198.18.2.2:53 -> 198.18.1.2:5353 in if199 out eth1 dir reply packets 1 bytes 60 age 1m01s idle 59.9s id 9'
+	same 0 "$flows_text" flows
+	same 0 '[{"id":1,"family":"ipv4","proto":"tcp","dir":"original","src":"198.18.22.2","sport":40000,"dst":"198.18.222.2","dport":5201,"nat_src":"198.18.22.2","nat_sport":40000,"nat_dst":"198.18.222.2","nat_dport":5201,"iif":102,"iif_name":"vlan22","iif_vlan":22,"oif":103,"oif_name":"vlan2222","oif_vlan":2222,"packets":10,"bytes":1500,"age_ms":12345,"idle_ms":500},{"id":2,"family":"ipv4","proto":"tcp","dir":"reply","src":"198.18.222.2","sport":5201,"dst":"198.18.22.2","dport":40000,"nat_src":"198.18.222.2","nat_sport":5201,"nat_dst":"198.18.22.2","nat_dport":40000,"iif":103,"iif_name":"vlan2222","iif_vlan":2222,"oif":102,"oif_name":"vlan22","oif_vlan":22,"packets":20,"bytes":30000,"age_ms":12345,"idle_ms":0},{"id":7,"family":"ipv6","proto":"udp","dir":"original","src":"2001:db8:1::2","sport":5353,"dst":"2001:db8:2::2","dport":53,"nat_src":"2001:db8:2::1","nat_sport":1024,"nat_dst":"2001:db8:2::2","nat_dport":53,"iif":104,"iif_name":"eth1","oif":105,"oif_name":"eth2","packets":18446744073709551615,"bytes":0,"age_ms":3723000,"idle_ms":90061000},{"id":9,"family":"ipv4","proto":"udp","dir":"reply","src":"198.18.2.2","sport":53,"dst":"198.18.2.1","dport":1024,"nat_src":"198.18.2.2","nat_sport":53,"nat_dst":"198.18.1.2","nat_dport":5353,"iif":199,"iif_name":"if199","oif":104,"oif_name":"eth1","packets":1,"bytes":60,"age_ms":61000,"idle_ms":59999}]' -j flows
+	same 0 "1${T}ipv4${T}tcp${T}original${T}198.18.22.2${T}40000${T}198.18.222.2${T}5201${T}198.18.22.2${T}40000${T}198.18.222.2${T}5201${T}vlan22${T}22${T}vlan2222${T}2222${T}10${T}1500${T}12345${T}500
+2${T}ipv4${T}tcp${T}reply${T}198.18.222.2${T}5201${T}198.18.22.2${T}40000${T}198.18.222.2${T}5201${T}198.18.22.2${T}40000${T}vlan2222${T}2222${T}vlan22${T}22${T}20${T}30000${T}12345${T}0
+7${T}ipv6${T}udp${T}original${T}2001:db8:1::2${T}5353${T}2001:db8:2::2${T}53${T}2001:db8:2::1${T}1024${T}2001:db8:2::2${T}53${T}eth1${T}-${T}eth2${T}-${T}18446744073709551615${T}0${T}3723000${T}90061000
+9${T}ipv4${T}udp${T}reply${T}198.18.2.2${T}53${T}198.18.2.1${T}1024${T}198.18.2.2${T}53${T}198.18.1.2${T}5353${T}if199${T}-${T}eth1${T}-${T}1${T}60${T}61000${T}59999" flows dump
+	same 0 "$(printf '%s\n' "$flows_text" | sed -n 3p)" flows ipv6
+	same 0 "$(printf '%s\n' "$flows_text" | sed -n 1p)" flows dev vlan22
+	same 0 "$(printf '%s\n' "$flows_text" | sed -n 1p)" flows ipv4 dev vlan22 ipv6
+	same 0 '' flows dev eth1 ipv4
+	same 0 '[]' -j flows dev eth1 ipv4
+	MOCKENV=FTMOCK_EMPTY=1; same 0 '' flows
+	MOCKENV=FTMOCK_EMPTY=1; same 0 '[]' -j flows
+	MOCKENV=FTMOCK_EMPTY=1; same 0 '' flows dump
+	mexpect 0 "mock: IFNAME=vlan22" flows dev vlan22 ipv4
+	mexpect 0 "mock: attr 4=1" flows dev vlan22 ipv4
+	mexpect 0 "mock: attr 4=3" flows ipv6 ipv4
+	n=$((n + 1))
+	if LD_PRELOAD=$MOCK "$FTCTL" flows 2>&1 | grep -q "attr 4="; then
+		failed=$((failed + 1))
+		echo "not ok $n - mock: flows without a family sends no FAMILIES"
+	else
+		echo "ok $n - mock: flows without a family sends no FAMILIES"
+	fi
+	mexpect 1 "ftctl: lo: fasttrack is not enabled on this device" flows dev lo
+	# NLM_F_DUMP_INTR: no restart (that would repeat flows), a warning.
+	MOCKENV=FTMOCK_INTR=1; same 1 "$flows_text" flows
+	MOCKENV=FTMOCK_INTR=1; mexpect 1 "ftctl: warning: the kernel flagged the flow dump as inconsistent" flows
+	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not support flows (upgrade the module)" flows
+	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not support flows (upgrade the module)" -j flows
+	MOCKENV=FTMOCK_OLD=1; same 1 '' -j flows
+
+	# 100 000 flows, streamed across many reads: all there, each once.
+	n=$((n + 1))
+	FTMOCK_FLOWS=100000 LD_PRELOAD=$MOCK "$FTCTL" flows dump >"$out" 2>"$err"
+	got=$?
+	lines=$(wc -l <"$out")
+	dups=$(cut -f1 "$out" | sort | uniq -d | wc -l)
+	badnf=$(awk -F '\t' 'NF != 20' "$out" | wc -l)
+	if [ "$got" -eq 0 ] && [ "$lines" -eq 100000 ] && [ "$dups" -eq 0 ] && [ "$badnf" -eq 0 ]; then
+		echo "ok $n - mock: flows dump of 100000 flows"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - mock: flows dump of 100000 flows (exit $got, $lines lines, $dups duplicate ids, $badnf lines without 20 fields)"
+	fi
+	if command -v jq >/dev/null; then
+		n=$((n + 1))
+		got=$(FTMOCK_FLOWS=20000 LD_PRELOAD=$MOCK "$FTCTL" -j flows 2>/dev/null |
+			jq '[length, ([.[].id] | unique | length)] | join(" ")')
+		if [ "$got" = '"20000 20000"' ]; then
+			echo "ok $n - mock: -j flows of 20000 flows parses, ids unique"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - mock: -j flows of 20000 flows: $got"
+		fi
+	fi
+
+	# flush
+	same 0 '' flush
+	mexpect 0 "mock: FLUSH" flush dev vlan22 ipv6
+	mexpect 0 "mock: attr 4=2" flush dev vlan22 ipv6
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN (run as root)" flush
+	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not support flush (upgrade the module)" flush
+
+	# monitor: events until the mock's SIGTERM, exit 0; lost events warned.
+	same 0 'new ipv4 tcp 198.18.22.2:40000 -> 198.18.222.2:5201 in vlan22 vid 22 out vlan2222 vid 2222 dir original id 1
+new ipv6 udp [2001:db8:1::2]:5353 -> [2001:db8:2::2]:53 nat [2001:db8:2::1]:1024 -> [2001:db8:2::2]:53 in eth1 out eth2 dir original id 7
+del ipv4 tcp 198.18.22.2:40000 -> 198.18.222.2:5201 in vlan22 vid 22 out vlan2222 vid 2222 dir original packets 10 bytes 1500 age 12.3s idle 0.5s id 1 reason torn-down
+del ipv6 udp [2001:db8:1::2]:5353 -> [2001:db8:2::2]:53 nat [2001:db8:2::1]:1024 -> [2001:db8:2::2]:53 in eth1 out eth2 dir original packets 18446744073709551615 bytes 0 age 1h02m idle 1d01h id 7 reason 99' monitor
+	mexpect 0 "ftctl: warning: events were lost" monitor
+	mexpect 0 "mock: setsockopt NETLINK_ADD_MEMBERSHIP 12" monitor
+	same 0 '{"event":"new","id":1,"family":"ipv4","proto":"tcp","dir":"original","src":"198.18.22.2","sport":40000,"dst":"198.18.222.2","dport":5201,"nat_src":"198.18.22.2","nat_sport":40000,"nat_dst":"198.18.222.2","nat_dport":5201,"iif":102,"iif_name":"vlan22","iif_vlan":22,"oif":103,"oif_name":"vlan2222","oif_vlan":2222,"packets":10,"bytes":1500,"age_ms":12345,"idle_ms":500}
+{"event":"new","id":7,"family":"ipv6","proto":"udp","dir":"original","src":"2001:db8:1::2","sport":5353,"dst":"2001:db8:2::2","dport":53,"nat_src":"2001:db8:2::1","nat_sport":1024,"nat_dst":"2001:db8:2::2","nat_dport":53,"iif":104,"iif_name":"eth1","oif":105,"oif_name":"eth2","packets":18446744073709551615,"bytes":0,"age_ms":3723000,"idle_ms":90061000}
+{"event":"del","id":1,"family":"ipv4","proto":"tcp","dir":"original","src":"198.18.22.2","sport":40000,"dst":"198.18.222.2","dport":5201,"nat_src":"198.18.22.2","nat_sport":40000,"nat_dst":"198.18.222.2","nat_dport":5201,"iif":102,"iif_name":"vlan22","iif_vlan":22,"oif":103,"oif_name":"vlan2222","oif_vlan":2222,"packets":10,"bytes":1500,"age_ms":12345,"idle_ms":500,"reason":"torn-down"}
+{"event":"del","id":7,"family":"ipv6","proto":"udp","dir":"original","src":"2001:db8:1::2","sport":5353,"dst":"2001:db8:2::2","dport":53,"nat_src":"2001:db8:2::1","nat_sport":1024,"nat_dst":"2001:db8:2::2","nat_dport":53,"iif":104,"iif_name":"eth1","oif":105,"oif_name":"eth2","packets":18446744073709551615,"bytes":0,"age_ms":3723000,"idle_ms":90061000,"reason":"99"}' -j monitor
+	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not send flow events (upgrade the module)" monitor
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted to receive fasttrack events" monitor
 	same 0 'max-flows 65536
 tcp-timeout 300
 udp-timeout 30
@@ -184,6 +344,26 @@ skip-mask 0xffffffff' get
 	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN (run as root)" enable eth0
 	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted" set max-flows 10
 	MOCKENV=FTMOCK_NOFAMILY=1; mexpect 1 "ftctl: the fasttrack module is not loaded (try: modprobe fasttrack)" show
+fi
+
+# Bash completion of the commands and their keywords.
+comp=$(dirname "$0")/completion/ftctl
+if command -v bash >/dev/null; then
+	for c in "ftctl fl|flows flush" "ftctl flows |dump dev ipv4 ipv6" \
+		"ftctl flows dump ipv4 |dev ipv6" "ftctl flush |dev ipv4 ipv6" \
+		"ftctl show dump dev lo |" "ftctl stats -|-s --per-cpu --help" \
+		"ftctl -j mon|monitor"; do
+		n=$((n + 1))
+		words=${c%%|*} want=${c#*|}
+		got=$(bash -c '. "$1"; read -ra COMP_WORDS <<<"$2"; [[ $2 == *" " ]] && COMP_WORDS+=("");
+			COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _ftctl; echo "${COMPREPLY[*]}"' _ "$comp" "$words")
+		if [ "$got" = "$want" ]; then
+			echo "ok $n - completion: '$words'"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - completion: '$words': got '$got', want '$want'"
+		fi
+	done
 fi
 
 echo "1..$n"

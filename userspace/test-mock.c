@@ -12,12 +12,28 @@
  *   FTMOCK_NOFAMILY=1  the family is not registered (ENOENT)
  *   FTMOCK_EPERM=1     admin commands fail with EPERM
  *   FTMOCK_INTR=N      flag the first N dumps NLM_F_DUMP_INTR
- *   FTMOCK_EMPTY=1     no device is enabled
+ *   FTMOCK_EMPTY=1     no device is enabled, no flow is cached
+ *   FTMOCK_FLOWS=N     the flow dump lists N generated flows instead of
+ *                      the canned ones, a datagram at a time
+ *   FTMOCK_OLD=1       a module from before flows, flush, events and
+ *                      per-CPU statistics
  * Every request's attributes are traced on stderr as "mock: ...".
+ *
+ * After NETLINK_ADD_MEMBERSHIP, reads return canned flow events, one
+ * overrun (ENOBUFS) among them; when they are used up, the mock raises
+ * SIGTERM, which must end "ftctl monitor" cleanly.
+ *
+ * Interface indexes 102-105 are the mock's own devices vlan22, vlan2222,
+ * eth1 and eth2 (if_indextoname and if_nametoindex are taken over for
+ * them); index 199 is a device that is gone.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +52,21 @@
 #define REPLY_SIZE	8192
 
 static int mock_fd = -1;
+static int mock_peer = -1;
 static int intr_left = -1;
+static bool events_on;
+static unsigned int next_event;
+
+/* The flow dump being generated, a datagram per read. */
+static struct {
+	bool active;
+	struct nlmsghdr req;
+	unsigned long next, total;	/* generated flows */
+	unsigned int canned;		/* next canned flow */
+	uint32_t families;
+	uint32_t iif;			/* 0: any */
+	uint16_t intr;
+} dump;
 
 static struct {
 	char buf[REPLY_SIZE];
@@ -221,6 +251,8 @@ static int req_attr_cb(const struct nlattr *attr, void *data)
 	r->tb[type] = attr;
 	if (type == FASTTRACK_A_IFNAME)
 		trace("IFNAME=%s", mnl_attr_get_str(attr));
+	else if (!mnl_attr_get_payload_len(attr))
+		trace("attr %u (flag)", type);
 	else
 		trace("attr %u=%u", type, mnl_attr_get_u32(attr));
 	return MNL_CB_OK;
@@ -246,8 +278,35 @@ static void handle_ctrl(const struct nlmsghdr *req)
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, FASTTRACK_GENL_NAME);
 	mnl_attr_put_u16(nlh, CTRL_ATTR_FAMILY_ID, MOCK_FAMILY);
 	mnl_attr_put_u32(nlh, CTRL_ATTR_VERSION, FASTTRACK_GENL_VERSION);
+	if (!env("FTMOCK_OLD")) {
+		struct nlattr *groups, *grp;
+
+		groups = mnl_attr_nest_start(nlh, CTRL_ATTR_MCAST_GROUPS);
+		grp = mnl_attr_nest_start(nlh, 1);
+		mnl_attr_put_strz(nlh, CTRL_ATTR_MCAST_GRP_NAME, "other");
+		mnl_attr_put_u32(nlh, CTRL_ATTR_MCAST_GRP_ID, 11);
+		mnl_attr_nest_end(nlh, grp);
+		grp = mnl_attr_nest_start(nlh, 2);
+		mnl_attr_put_strz(nlh, CTRL_ATTR_MCAST_GRP_NAME,
+				  FASTTRACK_MCGRP_EVENTS);
+		mnl_attr_put_u32(nlh, CTRL_ATTR_MCAST_GRP_ID, 12);
+		mnl_attr_nest_end(nlh, grp);
+		mnl_attr_nest_end(nlh, groups);
+	}
 	end_msg(nlh);
 	put_ack(req, 0, NULL, NULL);
+}
+
+/* NLM_F_DUMP_INTR for the first FTMOCK_INTR dumps, 0 after them. */
+static uint16_t dump_intr(void)
+{
+	if (intr_left < 0)
+		intr_left = getenv("FTMOCK_INTR") ? atoi(getenv("FTMOCK_INTR")) : 0;
+	if (intr_left > 0) {
+		intr_left--;
+		return NLM_F_DUMP_INTR;
+	}
+	return 0;
 }
 
 static void handle_dev_get(const struct nlmsghdr *req, struct req_attrs *r)
@@ -256,13 +315,7 @@ static void handle_dev_get(const struct nlmsghdr *req, struct req_attrs *r)
 	unsigned int i;
 
 	if (req->nlmsg_flags & NLM_F_DUMP) {
-		if (intr_left < 0)
-			intr_left = getenv("FTMOCK_INTR") ?
-				    atoi(getenv("FTMOCK_INTR")) : 0;
-		if (intr_left > 0) {
-			intr_left--;
-			intr = NLM_F_DUMP_INTR;
-		}
+		intr = dump_intr();
 		trace("DEV_GET dump%s", intr ? " (interrupted)" : "");
 		if (env("FTMOCK_EMPTY")) {
 			new_reply();
@@ -312,25 +365,291 @@ static void handle_dev_change(const struct nlmsghdr *req, uint8_t cmd,
 		put_ack(req, 0, NULL, NULL);
 }
 
-static void handle_stats(const struct nlmsghdr *req)
+static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
 {
+	uint16_t last = FASTTRACK_A_STAT_MAX;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
+	uint32_t cpu;
 	uint16_t t;
 
 	trace("STATS_GET");
 	new_reply();
+	if (r->tb[FASTTRACK_A_STATS_PERCPU] && env("FTMOCK_OLD")) {
+		put_ack(req, -EINVAL, "Unknown attribute type",
+			r->tb[FASTTRACK_A_STATS_PERCPU]);
+		return;
+	}
+	/* An older module knows neither STAT_CPU nor what follows it. */
+	if (env("FTMOCK_OLD"))
+		last = FASTTRACK_A_STAT_CPU - 1;
 	nlh = put_msg(req, MOCK_FAMILY, 0, FASTTRACK_CMD_STATS_GET);
 	nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS);
-	for (t = FASTTRACK_A_STAT_FLOWS; t <= FASTTRACK_A_STAT_MAX; t++)
+	for (t = FASTTRACK_A_STAT_FLOWS; t <= last; t++) {
+		if (t == FASTTRACK_A_STAT_CPU)
+			continue;
 		put_u64_padded(nlh, t, t == FASTTRACK_A_STAT_FORWARDED_BYTES ?
 			       18446744073709551615ULL : (uint64_t)t * 1000,
 			       FASTTRACK_A_STAT_PAD);
+	}
 	put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99, FASTTRACK_A_STAT_PAD);
 	mnl_attr_nest_end(nlh, nest);
+
+	/* Two CPUs; CPU 1 leaves out the punt counters after MTU. */
+	for (cpu = 0; r->tb[FASTTRACK_A_STATS_PERCPU] && cpu < 2; cpu++) {
+		nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS_CPU);
+		mnl_attr_put_u32(nlh, FASTTRACK_A_STAT_CPU, cpu * 3);
+		for (t = FASTTRACK_A_STAT_LEARNED; t <= FASTTRACK_A_STAT_MAX; t++) {
+			if (t == FASTTRACK_A_STAT_CPU ||
+			    (cpu && t > FASTTRACK_A_STAT_PUNT_MTU &&
+			     t <= FASTTRACK_A_STAT_PUNT_STALE))
+				continue;
+			put_u64_padded(nlh, t, (uint64_t)t * 10 + cpu,
+				       FASTTRACK_A_STAT_PAD);
+		}
+		put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99,
+			       FASTTRACK_A_STAT_PAD);
+		mnl_attr_nest_end(nlh, nest);
+	}
 	end_msg(nlh);
 	put_ack(req, 0, NULL, NULL);
 }
+
+/* ---------------------------------------------------------------- flows */
+
+struct mock_flow {
+	uint32_t id;
+	uint8_t family, proto, dir;
+	const char *src, *dst, *nat_src, *nat_dst;
+	uint16_t sport, dport, nat_sport, nat_dport;
+	uint32_t iif, oif;
+	uint16_t iif_vlan, oif_vlan;	/* 0: not a VLAN */
+	uint64_t packets, bytes, age_ms, idle_ms;
+};
+
+static const struct mock_flow flows[] = {
+	{ 1, AF_INET, IPPROTO_TCP, 0, "198.18.22.2", "198.18.222.2",
+	  "198.18.22.2", "198.18.222.2", 40000, 5201, 40000, 5201,
+	  102, 103, 22, 2222, 10, 1500, 12345, 500 },
+	{ 2, AF_INET, IPPROTO_TCP, 1, "198.18.222.2", "198.18.22.2",
+	  "198.18.222.2", "198.18.22.2", 5201, 40000, 5201, 40000,
+	  103, 102, 2222, 22, 20, 30000, 12345, 0 },
+	{ 7, AF_INET6, IPPROTO_UDP, 0, "2001:db8:1::2", "2001:db8:2::2",
+	  "2001:db8:2::1", "2001:db8:2::2", 5353, 53, 1024, 53,
+	  104, 105, 0, 0, 18446744073709551615ULL, 0, 3723000, 90061000 },
+	{ 9, AF_INET, IPPROTO_UDP, 1, "198.18.2.2", "198.18.2.1",
+	  "198.18.2.2", "198.18.1.2", 53, 1024, 53, 5353,
+	  199, 104, 0, 0, 1, 60, 61000, 59999 },
+};
+
+static void put_addr(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
+		     const char *s)
+{
+	uint8_t a[16];
+
+	inet_pton(family, s, a);
+	mnl_attr_put(nlh, type, family == AF_INET ? 4 : 16, a);
+}
+
+static void put_port(struct nlmsghdr *nlh, uint16_t type, uint16_t port)
+{
+	mnl_attr_put_u16(nlh, type, htons(port));
+}
+
+/*
+ * A FASTTRACK_A_FLOW nest, with an attribute from the future inside, and
+ * a FASTTRACK_A_FLOW_REASON unless @reason is negative.
+ */
+static void put_flow_nest(struct nlmsghdr *nlh, const struct mock_flow *f,
+			  long reason)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, FASTTRACK_A_FLOW);
+
+	mnl_attr_put_u32(nlh, FASTTRACK_A_FLOW_ID, f->id);
+	mnl_attr_put_u8(nlh, FASTTRACK_A_FLOW_FAMILY, f->family);
+	mnl_attr_put_u8(nlh, FASTTRACK_A_FLOW_PROTO, f->proto);
+	mnl_attr_put_u8(nlh, FASTTRACK_A_FLOW_DIR, f->dir);
+	put_addr(nlh, FASTTRACK_A_FLOW_SRC, f->family, f->src);
+	put_addr(nlh, FASTTRACK_A_FLOW_DST, f->family, f->dst);
+	put_port(nlh, FASTTRACK_A_FLOW_SPORT, f->sport);
+	put_port(nlh, FASTTRACK_A_FLOW_DPORT, f->dport);
+	put_addr(nlh, FASTTRACK_A_FLOW_NAT_SRC, f->family, f->nat_src);
+	put_addr(nlh, FASTTRACK_A_FLOW_NAT_DST, f->family, f->nat_dst);
+	put_port(nlh, FASTTRACK_A_FLOW_NAT_SPORT, f->nat_sport);
+	put_port(nlh, FASTTRACK_A_FLOW_NAT_DPORT, f->nat_dport);
+	mnl_attr_put_u32(nlh, FASTTRACK_A_FLOW_IIF, f->iif);
+	mnl_attr_put_u32(nlh, FASTTRACK_A_FLOW_OIF, f->oif);
+	if (f->iif_vlan)
+		mnl_attr_put_u16(nlh, FASTTRACK_A_FLOW_IIF_VLAN, f->iif_vlan);
+	if (f->oif_vlan)
+		mnl_attr_put_u16(nlh, FASTTRACK_A_FLOW_OIF_VLAN, f->oif_vlan);
+	mnl_attr_put_u32(nlh, FASTTRACK_A_FLOW_MAX + 5, 0xfeed);
+	put_u64_padded(nlh, FASTTRACK_A_FLOW_PACKETS, f->packets,
+		       FASTTRACK_A_FLOW_PAD);
+	put_u64_padded(nlh, FASTTRACK_A_FLOW_BYTES, f->bytes, FASTTRACK_A_FLOW_PAD);
+	put_u64_padded(nlh, FASTTRACK_A_FLOW_AGE_MS, f->age_ms,
+		       FASTTRACK_A_FLOW_PAD);
+	put_u64_padded(nlh, FASTTRACK_A_FLOW_IDLE_MS, f->idle_ms,
+		       FASTTRACK_A_FLOW_PAD);
+	if (reason >= 0)
+		mnl_attr_put_u32(nlh, FASTTRACK_A_FLOW_REASON, (uint32_t)reason);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static bool flow_matches(const struct mock_flow *f)
+{
+	uint32_t fam = f->family == AF_INET ? FASTTRACK_F_IPV4 : FASTTRACK_F_IPV6;
+
+	return (!dump.families || (dump.families & fam)) &&
+	       (!dump.iif || dump.iif == f->iif);
+}
+
+/* Flow number @i of FTMOCK_FLOWS: UDP, both directions of i / 2. */
+static void gen_flow(unsigned long i, struct mock_flow *f, char *a, char *b)
+{
+	unsigned long conn = i / 2;
+
+	memset(f, 0, sizeof(*f));
+	f->id = (uint32_t)(i + 1);
+	f->family = AF_INET;
+	f->proto = IPPROTO_UDP;
+	f->dir = i % 2;
+	snprintf(a, 16, "10.%lu.%lu.2", conn / 60000 % 256, conn / 250 % 240);
+	snprintf(b, 16, "198.18.2.2");
+	f->src = f->nat_src = f->dir ? b : a;
+	f->dst = f->nat_dst = f->dir ? a : b;
+	f->sport = f->nat_sport = f->dir ? 9 : (uint16_t)(1024 + conn % 60000);
+	f->dport = f->nat_dport = f->dir ? (uint16_t)(1024 + conn % 60000) : 9;
+	f->iif = f->dir ? 105 : 104;
+	f->oif = f->dir ? 104 : 105;
+	f->packets = i;
+	f->bytes = i * 100;
+}
+
+/* The next datagram of the flow dump: as many flows as fit, then DONE. */
+static void dump_next(void)
+{
+	char a[16], b[16];
+
+	nreplies = next_reply = 0;
+	new_reply();
+	for (;;) {
+		const struct mock_flow *f = NULL;
+		struct mock_flow gen;
+		struct nlmsghdr *nlh;
+
+		if (dump.total) {
+			if (dump.next == dump.total)
+				break;
+			gen_flow(dump.next++, &gen, a, b);
+			f = &gen;
+		} else {
+			while (dump.canned < MNL_ARRAY_SIZE(flows) &&
+			       !flow_matches(&flows[dump.canned]))
+				dump.canned++;
+			if (dump.canned == MNL_ARRAY_SIZE(flows))
+				break;
+			f = &flows[dump.canned++];
+		}
+		nlh = put_msg(&dump.req, MOCK_FAMILY,
+			      NLM_F_MULTI | (f->id > 1 ? dump.intr : 0),
+			      FASTTRACK_CMD_FLOW_GET);
+		mnl_attr_put_u32(nlh, FASTTRACK_A_MAX + 3, 1);	/* newer kernel */
+		put_flow_nest(nlh, f, -1);
+		end_msg(nlh);
+		/* The canned flows come one per read, the others in bulk. */
+		if (!dump.total || replies[0].len + 512 > REPLY_SIZE)
+			return;
+	}
+	put_done(&dump.req, dump.intr);
+	dump.active = false;
+}
+
+static uint32_t mock_ifindex(const char *name);
+
+static void handle_flow_get(const struct nlmsghdr *req, struct req_attrs *r)
+{
+	const char *total = getenv("FTMOCK_FLOWS");
+
+	trace("FLOW_GET%s", req->nlmsg_flags & NLM_F_DUMP ? " dump" : "");
+	new_reply();
+	if (!(req->nlmsg_flags & NLM_F_DUMP)) {
+		put_ack(req, -EOPNOTSUPP, NULL, NULL);
+		return;
+	}
+	memset(&dump, 0, sizeof(dump));
+	dump.req = *req;
+	dump.intr = dump_intr();
+	dump.total = total ? strtoul(total, NULL, 10) : 0;
+	if (r->tb[FASTTRACK_A_FAMILIES])
+		dump.families = mnl_attr_get_u32(r->tb[FASTTRACK_A_FAMILIES]);
+	if (r->tb[FASTTRACK_A_IFNAME]) {
+		const char *name = mnl_attr_get_str(r->tb[FASTTRACK_A_IFNAME]);
+
+		dump.iif = mock_ifindex(name);
+		if (!dump.iif) {
+			put_ack(req, -ENOENT, "fasttrack is not enabled on this device",
+				r->tb[FASTTRACK_A_IFNAME]);
+			return;
+		}
+	}
+	if (env("FTMOCK_EMPTY")) {
+		put_done(req, 0);
+		return;
+	}
+	nreplies = 0;
+	dump.active = true;
+	dump_next();
+}
+
+static void handle_flush(const struct nlmsghdr *req)
+{
+	trace("FLUSH");
+	new_reply();
+	if (env("FTMOCK_EPERM"))
+		put_ack(req, -EPERM, NULL, NULL);
+	else
+		put_ack(req, 0, NULL, NULL);
+}
+
+/* --------------------------------------------------------------- events */
+
+/* The next canned event; false when there are none left. */
+static bool event_next(void)
+{
+	static const struct nlmsghdr ev = { .nlmsg_seq = 0 };
+	struct nlmsghdr *nlh;
+	unsigned int i = next_event++;
+
+	nreplies = next_reply = 0;
+	new_reply();
+	switch (i) {
+	case 0:
+	case 1:
+	case 3:
+	case 5:
+		nlh = put_msg(&ev, MOCK_FAMILY, 0,
+			      i < 2 ? FASTTRACK_CMD_FLOW_NEW : FASTTRACK_CMD_FLOW_DEL);
+		nlh->nlmsg_pid = 0;
+		if (i == 3)
+			mnl_attr_put_u32(nlh, FASTTRACK_A_MAX + 2, 1);
+		put_flow_nest(nlh, &flows[i == 0 || i == 3 ? 0 : 2],
+			      i < 2 ? -1 : i == 3 ? FASTTRACK_REASON_TORN_DOWN : 99);
+		end_msg(nlh);
+		return true;
+	case 2:
+		/* An event this ftctl does not know. */
+		nlh = put_msg(&ev, MOCK_FAMILY, 0, FASTTRACK_CMD_MAX + 1);
+		nlh->nlmsg_pid = 0;
+		end_msg(nlh);
+		return true;
+	case 4:
+		nreplies = 0;
+		return true;	/* the overrun */
+	}
+	return false;
+}
+
 
 static void handle_config_get(const struct nlmsghdr *req)
 {
@@ -395,7 +714,17 @@ static void handle(const struct nlmsghdr *req)
 		handle_dev_get(req, &r);
 		break;
 	case FASTTRACK_CMD_STATS_GET:
-		handle_stats(req);
+		handle_stats(req, &r);
+		break;
+	case FASTTRACK_CMD_FLOW_GET:
+		if (env("FTMOCK_OLD"))
+			goto unknown;
+		handle_flow_get(req, &r);
+		break;
+	case FASTTRACK_CMD_FLUSH:
+		if (env("FTMOCK_OLD"))
+			goto unknown;
+		handle_flush(req);
 		break;
 	case FASTTRACK_CMD_CONFIG_GET:
 		handle_config_get(req);
@@ -404,6 +733,7 @@ static void handle(const struct nlmsghdr *req)
 		handle_config_set(req, &r);
 		break;
 	default:
+unknown:
 		new_reply();
 		put_ack(req, -EOPNOTSUPP, NULL, NULL);
 	}
@@ -417,9 +747,17 @@ int socket(int domain, int type, int protocol)
 
 	if (!real)
 		real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
+	int sv[2];
+
 	if (domain != AF_NETLINK || protocol != NETLINK_GENERIC)
 		return real(domain, type, protocol);
-	mock_fd = real(AF_UNIX, SOCK_DGRAM, 0);
+	/* A socket that poll() always finds readable: its peer wrote a byte. */
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
+		return -1;
+	mock_fd = sv[0];
+	mock_peer = sv[1];
+	if (write(mock_peer, "", 1) != 1)
+		return -1;
 	return mock_fd;
 }
 
@@ -456,10 +794,23 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 	static int (*real)(int, int, int, const void *, socklen_t);
 
 	if (fd == mock_fd) {
-		if (level == SOL_NETLINK)
+		if (level == SOL_NETLINK && name == NETLINK_ADD_MEMBERSHIP) {
+			trace("setsockopt NETLINK_ADD_MEMBERSHIP %u",
+			      *(const unsigned int *)val);
+			if (*(const unsigned int *)val != 12) {
+				errno = EINVAL;
+				return -1;
+			}
+			if (env("FTMOCK_EPERM")) {
+				errno = EPERM;
+				return -1;
+			}
+			events_on = true;
+		} else if (level == SOL_NETLINK) {
 			trace("setsockopt %s",
 			      name == NETLINK_EXT_ACK ? "NETLINK_EXT_ACK" :
 			      name == NETLINK_CAP_ACK ? "NETLINK_CAP_ACK" : "?");
+		}
 		return 0;
 	}
 	if (!real)
@@ -497,7 +848,25 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 				dlsym(RTLD_NEXT, "recvmsg");
 		return real(fd, msg, flags);
 	}
+	if (next_reply >= nreplies && dump.active)
+		dump_next();
+	if (next_reply >= nreplies && events_on) {
+		if (!event_next()) {
+			/* Nothing more will come: stop "ftctl monitor". */
+			raise(SIGTERM);
+			errno = EAGAIN;
+			return -1;
+		}
+		if (!nreplies) {
+			errno = ENOBUFS;
+			return -1;
+		}
+	}
 	if (next_reply >= nreplies) {
+		if (flags & MSG_DONTWAIT) {
+			errno = EAGAIN;
+			return -1;
+		}
 		trace("recvmsg with nothing to read: ftctl would block");
 		exit(99);
 	}
@@ -510,6 +879,62 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	memcpy(msg->msg_iov[0].iov_base, replies[next_reply].buf, len);
 	memcpy(msg->msg_name, &nl, sizeof(nl));
 	msg->msg_namelen = sizeof(nl);
-	next_reply++;
+	/* As netlink: MSG_PEEK leaves it queued, MSG_TRUNC says its size. */
+	if (flags & MSG_TRUNC)
+		len = replies[next_reply].len;
+	if (!(flags & MSG_PEEK))
+		next_reply++;
 	return (ssize_t)len;
+}
+
+/* The mock's devices; other names and indexes are the host's. */
+static const struct {
+	uint32_t ifindex;
+	const char *name;
+} mock_ifs[] = {
+	{ 102, "vlan22" }, { 103, "vlan2222" }, { 104, "eth1" }, { 105, "eth2" },
+};
+
+static uint32_t mock_ifindex(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < MNL_ARRAY_SIZE(mock_ifs); i++)
+		if (!strcmp(mock_ifs[i].name, name))
+			return mock_ifs[i].ifindex;
+	return 0;
+}
+
+char *if_indextoname(unsigned int ifindex, char name[IF_NAMESIZE])
+{
+	static char *(*real)(unsigned int, char *);
+	unsigned int i;
+
+	for (i = 0; i < MNL_ARRAY_SIZE(mock_ifs); i++) {
+		if (mock_ifs[i].ifindex == ifindex) {
+			snprintf(name, IF_NAMESIZE, "%s", mock_ifs[i].name);
+			return name;
+		}
+	}
+	if (ifindex == 199) {
+		errno = ENXIO;
+		return NULL;
+	}
+	if (!real)
+		real = (char *(*)(unsigned int, char *))dlsym(RTLD_NEXT,
+							      "if_indextoname");
+	return real(ifindex, name);
+}
+
+unsigned int if_nametoindex(const char *name)
+{
+	static unsigned int (*real)(const char *);
+	uint32_t ifindex = mock_ifindex(name);
+
+	if (ifindex)
+		return ifindex;
+	if (!real)
+		real = (unsigned int (*)(const char *))dlsym(RTLD_NEXT,
+							     "if_nametoindex");
+	return real(name);
 }

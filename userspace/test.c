@@ -14,6 +14,9 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
+#include <linux/fasttrack.h>
+
+#include "flow.h"
 #include "json.h"
 #include "nl.h"
 #include "parse.h"
@@ -207,6 +210,93 @@ static void test_parse(void)
 	ok(check_ifname("..") == -EINVAL, "ifname ..");
 }
 
+static void test_flow_format(void)
+{
+	static const struct {
+		uint64_t ms;
+		const char *want;
+	} durations[] = {
+		{ 0, "0.0s" }, { 99, "0.0s" }, { 500, "0.5s" }, { 12345, "12.3s" },
+		{ 59999, "59.9s" }, { 60000, "1m00s" }, { 245000, "4m05s" },
+		{ 3599999, "59m59s" }, { 3600000, "1h00m" }, { 7380000, "2h03m" },
+		{ 86399999, "23h59m" }, { 86400000, "1d00h" },
+		{ 18446744073709551615ULL, "213503982334d14h" },
+	};
+	struct ftctl ft = { .tty = false };
+	struct ft_flow f = { 0 };
+	char buf[32], *out = NULL;
+	size_t len = 0;
+	unsigned int i;
+	FILE *mem;
+
+	for (i = 0; i < MNL_ARRAY_SIZE(durations); i++)
+		ok(!strcmp(ft_duration(durations[i].ms, buf, sizeof(buf)),
+			   durations[i].want),
+		   "duration %llu ms is %s (%s)",
+		   (unsigned long long)durations[i].ms, durations[i].want, buf);
+
+	ok(!strcmp(ft_flow_reason_name(FASTTRACK_REASON_TORN_DOWN, buf,
+				       sizeof(buf)), "torn-down"), "reason torn-down");
+	ok(!strcmp(ft_flow_reason_name(FASTTRACK_REASON_FLUSH, buf,
+				       sizeof(buf)), "flush"), "reason flush");
+	ok(!strcmp(ft_flow_reason_name(1234, buf, sizeof(buf)), "1234"),
+	   "unknown reason is its number");
+
+	/* A flow with nothing but an id: every other dump field is "-". */
+	f.have = 1ULL << FASTTRACK_A_FLOW_ID;
+	f.id = 42;
+	mem = open_memstream(&out, &len);
+	ft_flow_print_dump(mem, &f);
+	fclose(mem);
+	ok(!strcmp(out, "42\t0\t0\toriginal\t-\t-\t-\t-\t-\t-\t-\t-\tif0\t-\tif0\t-\t-\t-\t-\t-\n"),
+	   "dump of an empty flow has 20 fields, \"-\" for the missing");
+	free(out);
+
+	/* IPv4 addresses are formatted without inet_ntop(). */
+	f.have = ~0ULL;
+	f.family = 2;	/* AF_INET */
+	f.proto = 6;
+	f.src_len = f.dst_len = f.nat_src_len = f.nat_dst_len = 4;
+	memcpy(f.src, "\x00\x00\x00\x00", 4);
+	memcpy(f.dst, "\xff\xff\xff\xff", 4);
+	memcpy(f.nat_src, "\x0a\x00\x63\x01", 4);
+	memcpy(f.nat_dst, "\xc6\x12\xde\x02", 4);
+	f.sport = 65535;
+	f.iif_vlan = 4094;
+	f.packets = 18446744073709551615ULL;
+	out = NULL;
+	mem = open_memstream(&out, &len);
+	ft_flow_print_dump(mem, &f);
+	fclose(mem);
+	ok(!strcmp(out, "42\tipv4\ttcp\toriginal\t0.0.0.0\t65535\t255.255.255.255\t0\t10.0.99.1\t0\t198.18.222.2\t0\tif0\t4094\tif0\t0\t18446744073709551615\t0\t0\t0\n"),
+	   "dump of an IPv4 flow: [%.*s]", (int)strcspn(out, "\n"), out);
+	free(out);
+	memset(&f, 0, sizeof(f));
+	f.id = 42;
+
+	/* Text and dump agree on an IPv6 flow with NAT. */
+	f.have = ~0ULL;
+	f.family = 10;	/* AF_INET6 */
+	f.proto = 17;
+	f.dir = 1;
+	f.src_len = f.dst_len = f.nat_src_len = f.nat_dst_len = 16;
+	f.src[15] = 1;
+	f.dst[15] = 2;
+	f.nat_src[15] = 3;
+	f.nat_dst[15] = 2;
+	f.sport = 1;
+	f.dport = 2;
+	f.nat_sport = 3;
+	f.nat_dport = 2;
+	out = NULL;
+	mem = open_memstream(&out, &len);
+	ft_flow_print_text(&ft, mem, &f, FT_FLOW_LIST);
+	fclose(mem);
+	ok(!strcmp(out, "ipv6 udp [::1]:1 -> [::2]:2 nat [::3]:3 -> [::2]:2 in if0 vid 0 out if0 vid 0 dir reply packets 0 bytes 0 age 0.0s idle 0.0s id 42"),
+	   "text of an IPv6 NAT flow: [%s]", out);
+	free(out);
+}
+
 static int count_cb(const struct nlmsghdr *nlh, void *data)
 {
 	(void)nlh;
@@ -271,6 +361,7 @@ int main(void)
 	test_json_strings();
 	test_json_docs();
 	test_parse();
+	test_flow_format();
 	test_nl();
 	printf("1..%d\n", tests);
 	if (failed)
