@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udpflood: send one UDP datagram per port of a range, fast, to create many
+ * connections (conntrack entries, fasttrack flows) at once. No libraries;
+ * build it static.
+ *
+ *   udpflood [-6] -s SRC -d DST -p SPORT -P DPORT -n COUNT [-r]
+ *            [-b BATCH] [-l LEN] [-w USEC]
+ *
+ * Sends COUNT datagrams from SRC to DST through a raw socket with the IP
+ * header included, so that no socket per port is needed: from source ports
+ * SPORT .. SPORT+COUNT-1 to DPORT, or with -r from SPORT to destination
+ * ports DPORT .. DPORT+COUNT-1 (the replies to the first form). The packets
+ * go through the sending host's routing and output path like any other.
+ *
+ *   -6        IPv6 (default IPv4)
+ *   -b BATCH  datagrams per sendmmsg() call (64)
+ *   -l LEN    UDP payload bytes (16)
+ *   -w USEC   pause after each batch (0), to pace a slow receiver
+ *
+ * Prints "udpflood: sent N datagrams in T ms" and exits 0; exits 1 on an
+ * error, 2 on a bad command line. A port range that would pass 65535 is a
+ * command-line error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_BATCH	1024
+#define MAX_PAYLOAD	1024
+#define IP4_HLEN	20
+#define IP6_HLEN	40
+#define UDP_HLEN	8
+#define PKT_MAX		(IP6_HLEN + UDP_HLEN + MAX_PAYLOAD)
+
+#ifndef IPV6_HDRINCL
+#define IPV6_HDRINCL	36
+#endif
+
+struct opts {
+	bool v6, reply;
+	const char *src, *dst;
+	unsigned long sport, dport, count, batch, len, wait_us;
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: udpflood [-6] -s SRC -d DST -p SPORT -P DPORT -n COUNT [-r]\n"
+		"                [-b BATCH] [-l LEN] [-w USEC]\n");
+	exit(2);
+}
+
+static unsigned long number(const char *s, unsigned long min, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "udpflood: '%s' is not a number from %lu to %lu\n",
+			s, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+/* One's complement sum of @len bytes at @p, added to @sum. */
+static uint32_t csum_add(uint32_t sum, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)(b[len - 1] << 8);
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/*
+ * Build the datagram with @sport and @dport into @pkt; returns its length.
+ * @src and @dst are 4 or 16 bytes.
+ */
+static size_t build(const struct opts *o, uint8_t *pkt, const uint8_t *src,
+		    const uint8_t *dst, uint16_t sport, uint16_t dport)
+{
+	size_t alen = o->v6 ? 16 : 4, hlen = o->v6 ? IP6_HLEN : IP4_HLEN;
+	uint16_t ulen = (uint16_t)(UDP_HLEN + o->len);
+	uint8_t *udp = pkt + hlen;
+	uint32_t sum;
+	uint16_t c;
+
+	memset(pkt, 0, hlen + UDP_HLEN);
+	if (o->v6) {
+		pkt[0] = 0x60;
+		put16(pkt + 4, ulen);
+		pkt[6] = IPPROTO_UDP;
+		pkt[7] = 64;
+		memcpy(pkt + 8, src, 16);
+		memcpy(pkt + 24, dst, 16);
+	} else {
+		pkt[0] = 0x45;
+		put16(pkt + 2, (uint16_t)(IP4_HLEN + ulen));
+		pkt[6] = 0x40;			/* DF */
+		pkt[8] = 64;
+		pkt[9] = IPPROTO_UDP;
+		memcpy(pkt + 12, src, 4);
+		memcpy(pkt + 16, dst, 4);
+		put16(pkt + 10, csum_fold(csum_add(0, pkt, IP4_HLEN)));
+	}
+	put16(udp, sport);
+	put16(udp + 2, dport);
+	put16(udp + 4, ulen);
+	memset(udp + UDP_HLEN, 'u', o->len);
+
+	/* The pseudo-header, then the datagram. */
+	sum = csum_add(0, src, alen);
+	sum = csum_add(sum, dst, alen);
+	sum += IPPROTO_UDP + ulen;
+	sum = csum_add(sum, udp, ulen);
+	c = csum_fold(sum);
+	put16(udp + 6, c ? c : 0xffff);
+	return hlen + ulen;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t pkts[MAX_BATCH][PKT_MAX];
+	static struct mmsghdr msgs[MAX_BATCH];
+	static struct iovec iovs[MAX_BATCH];
+	struct opts o = { .batch = 64, .len = 16 };
+	struct sockaddr_storage to = { 0 };
+	uint8_t src[16], dst[16];
+	unsigned long sent = 0;
+	long long start;
+	int opt, fd, one = 1;
+	socklen_t tolen;
+
+	while ((opt = getopt(argc, argv, "6s:d:p:P:n:rb:l:w:")) != -1) {
+		switch (opt) {
+		case '6': o.v6 = true; break;
+		case 's': o.src = optarg; break;
+		case 'd': o.dst = optarg; break;
+		case 'p': o.sport = number(optarg, 1, 65535); break;
+		case 'P': o.dport = number(optarg, 1, 65535); break;
+		case 'n': o.count = number(optarg, 1, 65535); break;
+		case 'r': o.reply = true; break;
+		case 'b': o.batch = number(optarg, 1, MAX_BATCH); break;
+		case 'l': o.len = number(optarg, 0, MAX_PAYLOAD); break;
+		case 'w': o.wait_us = number(optarg, 0, 1000000); break;
+		default: usage();
+		}
+	}
+	if (optind != argc || !o.src || !o.dst || !o.sport || !o.dport || !o.count)
+		usage();
+	if ((o.reply ? o.dport : o.sport) + o.count - 1 > 65535) {
+		fprintf(stderr, "udpflood: the port range passes 65535\n");
+		return 2;
+	}
+	if (inet_pton(o.v6 ? AF_INET6 : AF_INET, o.src, src) != 1 ||
+	    inet_pton(o.v6 ? AF_INET6 : AF_INET, o.dst, dst) != 1) {
+		fprintf(stderr, "udpflood: bad %s address\n", o.v6 ? "IPv6" : "IPv4");
+		return 2;
+	}
+
+	fd = socket(o.v6 ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0) {
+		perror("udpflood: raw socket");
+		return 1;
+	}
+	if (o.v6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
+
+		/* IPPROTO_RAW implies it since Linux 4.5; say it anyway. */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one, sizeof(one));
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, dst, 16);
+		tolen = sizeof(*sin6);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&to;
+
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, dst, 4);
+		tolen = sizeof(*sin);
+	}
+
+	start = now_ms();
+	while (sent < o.count) {
+		unsigned long n = o.count - sent, i;
+		int done = 0, ret;
+
+		if (n > o.batch)
+			n = o.batch;
+		for (i = 0; i < n; i++) {
+			unsigned long k = sent + i;
+			uint16_t sport = (uint16_t)(o.reply ? o.sport : o.sport + k);
+			uint16_t dport = (uint16_t)(o.reply ? o.dport + k : o.dport);
+
+			iovs[i].iov_base = pkts[i];
+			iovs[i].iov_len = build(&o, pkts[i], src, dst, sport, dport);
+			memset(&msgs[i], 0, sizeof(msgs[i]));
+			msgs[i].msg_hdr.msg_iov = &iovs[i];
+			msgs[i].msg_hdr.msg_iovlen = 1;
+			msgs[i].msg_hdr.msg_name = &to;
+			msgs[i].msg_hdr.msg_namelen = tolen;
+		}
+		while (done < (int)n) {
+			ret = sendmmsg(fd, msgs + done, (unsigned int)(n - done), 0);
+			if (ret < 0) {
+				/* A full queue somewhere: wait a little. */
+				if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
+					usleep(1000);
+					continue;
+				}
+				perror("udpflood: sendmmsg");
+				return 1;
+			}
+			done += ret;
+		}
+		sent += n;
+		if (o.wait_us)
+			usleep((useconds_t)o.wait_us);
+	}
+	printf("udpflood: sent %lu datagrams in %lld ms\n", sent, now_ms() - start);
+	return 0;
+}
