@@ -12,7 +12,8 @@ KERNELS ?= 6.1 6.12
 T ?=
 
 .PHONY: all module module-debug ftctl check vm-shell style sparse install \
-	install-module install-ftctl dkms-install dkms-remove clean help
+	install-module install-ftctl dkms-install dkms-remove clean help \
+	fuzz fuzz-short
 
 all: module ftctl
 
@@ -20,6 +21,8 @@ help:
 	@echo "make                 build fasttrack.ko (KDIR=...) and ftctl"
 	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name)"
 	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
+	@echo "make fuzz            libFuzzer on the packet parser (FUZZ_SECONDS=600)"
+	@echo "make fuzz-short      the same for 60 seconds"
 	@echo "make style           checkpatch --strict on the kernel code"
 	@echo "make sparse          W=1 + sparse build against KDIR"
 	@echo "make install         install the module (depmod) and ftctl"
@@ -39,8 +42,17 @@ sparse:
 ftctl:
 	$(MAKE) -C userspace VERSION=$(VERSION)
 
+# The host-side tests first (ftctl's unit tests, a short fuzz of the
+# parser), unless one VM test was picked with T=.
 check:
+	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short)
 	bash selftests/vm/check.sh --kernels "$(KERNELS)" $(if $(T),--test "$(T)")
+
+fuzz:
+	$(MAKE) -C selftests/fuzz fuzz $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
+
+fuzz-short:
+	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=60
 
 vm-shell:
 	bash selftests/vm/check.sh --kernels "$(firstword $(KERNELS))" --shell
