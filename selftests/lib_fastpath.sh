@@ -10,6 +10,9 @@
 #     path forwarded.
 # fp_begin / fp_end take the deltas of both around a transfer, and
 # fp_check_offload asserts that the fast path carried the transfer.
+# fp_stream_start starts a slow (shaped) transfer in the background for
+# tests that change something mid-stream; fp_stream_finish lets it finish
+# at full speed and checks the data.
 #
 # Each test draws its parameters (ports, sizes) from FP_SEED, prints it, and
 # on failure prints how to run it again with the same parameters.
@@ -554,6 +557,8 @@ fp_wait_fast() { busywait "$4" fp_fast_ge "$1" "$2" "$3"; }
 # fp_stat_ge FIELD MIN: the ftctl stats counter FIELD is at least MIN.
 fp_stat_ge() { [ "$(fp_num "$(fp_stat "$1")")" -ge "$2" ]; }
 fp_stat_eq() { [ "$(fp_stat "$1")" = "$2" ]; }
+
+# ---------------------------------------------------------------- misc --
 
 # fp_state DEV: "ipv4=BOOL ipv6=BOOL" as "ftctl -j show" has it in the router.
 fp_state() {

@@ -113,7 +113,7 @@ static void usage(FILE *f)
 
 		snprintf(synopsis, sizeof(synopsis), "%s %s",
 			 commands[i].name, commands[i].args);
-		fprintf(f, "  %-30s %s\n", synopsis, commands[i].help);
+		fprintf(f, "  %-34s %s\n", synopsis, commands[i].help);
 	}
 	fprintf(f,
 		"\n"
