@@ -12,6 +12,9 @@
 
 static struct genl_family ft_genl_family;
 
+/* Cleared, with a grace period, before the family goes: see ft_genl_exit(). */
+static bool ft_events_on;
+
 static const struct nla_policy ft_policy[FASTTRACK_A_MAX + 1] = {
 	[FASTTRACK_A_IFINDEX]		= { .type = NLA_U32 },
 	[FASTTRACK_A_IFNAME]		= { .type = NLA_NUL_STRING,
@@ -530,7 +533,8 @@ void ft_nl_flow_event(struct ft_net *fn, const struct ft_flow *flow,
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&ft_genl_family, fn->net, 0))
+	if (!READ_ONCE(ft_events_on) ||
+	    !genl_has_listeners(&ft_genl_family, fn->net, 0))
 		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!msg)
@@ -759,10 +763,21 @@ static struct genl_family ft_genl_family __ro_after_init = {
 
 int ft_genl_init(void)
 {
-	return genl_register_family(&ft_genl_family);
+	int err;
+
+	err = genl_register_family(&ft_genl_family);
+	if (!err)
+		WRITE_ONCE(ft_events_on, true);
+	return err;
 }
 
+/*
+ * Events are sent under RCU from hooks and walks that outlive the family
+ * at module exit; once the grace period is over, none uses its groups.
+ */
 void ft_genl_exit(void)
 {
+	WRITE_ONCE(ft_events_on, false);
+	synchronize_rcu();
 	genl_unregister_family(&ft_genl_family);
 }
