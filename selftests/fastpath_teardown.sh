@@ -14,7 +14,7 @@
 
 fp_init
 fp_setup_stick
-cdev=$ROUTER_CLIENT_DEV sdev=$ROUTER_SERVER_DEV
+sdev=$ROUTER_SERVER_DEV
 
 for fam in 4 6; do
 	# FIN: the client sends the file and closes; the server closes too.
