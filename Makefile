@@ -10,10 +10,12 @@ DESTDIR ?=
 # Kernels the VM test suite boots; see selftests/vm/kernels.sh.
 KERNELS ?= 6.1 6.12
 T ?=
+# make bench and make demo boot one kernel: 6.12 unless KERNELS is given.
+BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.12)
 
 .PHONY: all module module-debug ftctl check vm-shell style sparse install \
 	install-module install-ftctl dkms-install dkms-remove clean help \
-	fuzz fuzz-short
+	fuzz fuzz-short bench demo
 
 all: module ftctl
 
@@ -21,6 +23,11 @@ help:
 	@echo "make                 build fasttrack.ko (KDIR=...) and ftctl"
 	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name)"
 	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
+	@echo "make check-debug     the selftests on a KASAN/kmemleak/lockdep kernel (built once, long)"
+	@echo "make soak            10 minutes of mixed traffic and toggles (SOAK_SECONDS=)"
+	@echo "make demo            see it work: throughput with fasttrack off and on, in a guest"
+	@echo "make bench           the performance record: bench/results.{json,md,png}"
+	@echo "                     (KERNELS=\"6.12\", BENCH_QUICK=1 for a short run)"
 	@echo "make fuzz            libFuzzer on the packet parser (FUZZ_SECONDS=600)"
 	@echo "make fuzz-short      the same for 60 seconds"
 	@echo "make style           checkpatch --strict on the kernel code"
@@ -48,11 +55,33 @@ check:
 	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short)
 	bash selftests/vm/check.sh --kernels "$(KERNELS)" $(if $(T),--test "$(T)")
 
+# The whole suite on a debug kernel (KASAN, kmemleak, lockdep, UBSAN...),
+# built once from linux-source-6.1 and cached; see selftests/vm/README-debug.md.
+# check-debug-cached (CI) skips when the kernel is not cached yet.
+.PHONY: check-debug check-debug-cached soak
+check-debug:
+	bash selftests/vm/debug-kernel.sh check $(if $(T),--test "$(T)")
+
+check-debug-cached:
+	bash selftests/vm/debug-kernel.sh check --if-cached $(if $(T),--test "$(T)")
+
+# Mixed traffic with random toggles for SOAK_SECONDS (default 600), on 6.1
+# unless KERNELS is given; then memory must be back to its baseline.
+SOAK_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.1)
+soak:
+	$(if $(SOAK_SECONDS),SOAK_SECONDS=$(SOAK_SECONDS)) bash selftests/vm/soak.sh --kernels "$(SOAK_KERNELS)"
+
 fuzz:
 	$(MAKE) -C selftests/fuzz fuzz $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
 
 fuzz-short:
 	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=60
+
+bench:
+	bash selftests/vm/bench.sh --kernels "$(BENCH_KERNELS)" $(if $(filter 1,$(BENCH_QUICK)),--quick)
+
+demo:
+	bash selftests/vm/demo.sh --kernel "$(firstword $(BENCH_KERNELS))"
 
 vm-shell:
 	bash selftests/vm/check.sh --kernels "$(firstword $(KERNELS))" --shell

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run pktgen once on one device of the current netns, and print
+# "USEC SENT": the run time pktgen measured and the frames it sent.
+#
+# usage: pktgen.sh DEV DST_MAC VLAN FAM(4|6) SRC DST SPORT NSPORT DPORT NDPORT COUNT
+# 64-byte UDP frames (IPv6: the smallest pktgen builds), tagged VLAN, with
+# NSPORT source ports from SPORT and NDPORT destination ports from DPORT,
+# each stepping by one per frame. pktgen needs "pkt_size 64" to mean the
+# frame with its FCS.
+set -eu
+dev=$1 mac=$2 vlan=$3 fam=$4 src=$5 dst=$6 sp=$7 nsp=$8 dp=$9
+shift 9
+ndp=$1 count=$2
+pg=/proc/net/pktgen
+
+pgset() {
+	local f=$1
+	shift
+	echo "$*" >"$pg/$f"
+	case $f in
+	pgctrl | kpktgend_*) ;;
+	*) grep -q "^Result: OK" "$pg/$f" || { grep "^Result" "$pg/$f" >&2; exit 1; } ;;
+	esac
+}
+
+pgset kpktgend_0 rem_device_all
+pgset kpktgend_0 "add_device $dev"
+pgset "$dev" "count $count"
+pgset "$dev" "clone_skb 0"
+pgset "$dev" "pkt_size 64"
+pgset "$dev" "delay 0"
+pgset "$dev" "burst 1"
+pgset "$dev" "dst_mac $mac"
+pgset "$dev" "vlan_id $vlan"
+if [ "$fam" = 4 ]; then
+	pgset "$dev" "dst_min $dst"
+	pgset "$dev" "dst_max $dst"
+	pgset "$dev" "src_min $src"
+	pgset "$dev" "src_max $src"
+else
+	pgset "$dev" "dst6 $dst"
+	pgset "$dev" "src6 $src"
+fi
+pgset "$dev" "udp_src_min $sp"
+pgset "$dev" "udp_src_max $((sp + nsp))"
+pgset "$dev" "udp_dst_min $dp"
+pgset "$dev" "udp_dst_max $((dp + ndp))"
+pgset "$dev" "flag UDPCSUM"
+pgset pgctrl start
+# Result: OK: 1234(c1200+d34) usec, 100000 (60byte,0frags)
+sed -n 's/^Result: OK: \([0-9]*\)(.* usec, \([0-9]*\) (.*/\1 \2/p' "$pg/$dev"

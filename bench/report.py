@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: turn the guests' @RESULT lines into bench/results.json,
+bench/results.md and bench/results.png (gnuplot).
+
+usage: report.py --outdir DIR [--wall SECONDS] [--command CMD] WORD=LOG...
+
+Each LOG is the output of bench/guest/bench.sh from one guest (one kernel).
+The guest ran under qemu -icount shift=2, so its clock advances 4 ns per
+instruction executed: time per packet converts to instructions per packet.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+
+NS_PER_INSN = 4.0  # -icount shift=2
+
+PATHS = {
+    "ceiling": "L2 turnaround (harness ceiling)",
+    "fs0": "full stack, conntrack, 0 rules",
+    "fs50": "full stack, conntrack, 50 rules",
+    "nfft": "nftables flowtable",
+    "nfftc": "nftables flowtable + counter",
+    "nfftct": "nftables flowtable + counter, on trunk0",
+    "fasttrack": "fasttrack",
+}
+SHORT = {
+    "ceiling": "ceiling",
+    "fs0": "stack 0 rules",
+    "fs50": "stack 50 rules",
+    "nfft": "flowtable",
+    "nfftc": "flowtable+counter",
+    "nfftct": "flowtable+counter (trunk)",
+    "fasttrack": "fasttrack",
+}
+ORDER = list(PATHS)
+METRICS = {"tcp1": "TCP 1 stream", "tcp4": "TCP 4 streams", "udp": "UDP 1400 B"}
+
+# The issue's targets (reported, not gated).
+TARGETS = {
+    "vs_flowtable": 0.85,   # fasttrack work <= 0.85 x flowtable(counter) work
+    "vs_stack50": 0.10,     # fasttrack work <= 1/10 of full stack, 50 rules
+    "v6_vs_v4": 0.95,       # IPv6 >= 0.95 x IPv4 on fasttrack
+    "scale_loss": 0.10,     # <= 10 % pps loss from 1 to 1M flows
+    "bytes_per_dir": 160,   # <= 160 bytes per cached direction
+}
+
+
+def parse_log(path):
+    rows = []
+    done = False
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("@DONE"):
+                done = True
+            if not line.startswith("@RESULT "):
+                continue
+            row = {}
+            for kv in line[len("@RESULT "):].split():
+                if "=" in kv:
+                    k, v = kv.split("=", 1)
+                    row[k] = v
+            rows.append(row)
+    return rows, done
+
+
+def num(v):
+    try:
+        return int(v)
+    except ValueError:
+        return float(v)
+
+
+def med(vals):
+    return statistics.median(vals) if vals else None
+
+
+def spread(vals):
+    """(max - min) / median, the repeatability of a measurement."""
+    if not vals or len(vals) < 2:
+        return 0.0
+    m = statistics.median(vals)
+    return (max(vals) - min(vals)) / m if m else 0.0
+
+
+def analyse(rows):
+    meta = next((r for r in rows if r.get("sec") == "meta"), {})
+    res = {"kernel": meta.get("kernel"), "settings": {
+        k: meta[k] for k in meta if k not in ("sec", "kernel")}}
+
+    # 64-byte pps, one flow
+    pps = {}
+    for r in rows:
+        if r.get("sec") != "pps":
+            continue
+        key = (r["path"], r["fam"])
+        pps.setdefault(key, []).append(float(r["pps"]))
+    out_pps = {}
+    for (path, fam), vals in pps.items():
+        out_pps.setdefault(path, {})["ipv" + fam] = {
+            "pps_median": med(vals), "pps_all": vals, "spread": spread(vals),
+            "ns_per_packet": 1e9 / med(vals),
+            "insns_per_packet": 1e9 / med(vals) / NS_PER_INSN,
+        }
+    for path, fams in out_pps.items():
+        for fam, d in fams.items():
+            ceil = out_pps.get("ceiling", {}).get(fam)
+            if ceil:
+                work = d["ns_per_packet"] - ceil["ns_per_packet"]
+                d["router_work_ns"] = work
+                d["router_work_insns"] = work / NS_PER_INSN
+                d["pct_of_ceiling_pps"] = d["pps_median"] / ceil["pps_median"] * 100
+    res["pps"] = out_pps
+    ft_devs = next((r["devs"] for r in rows if r.get("sec") == "flowtable_devs"), None)
+    res["settings"]["flowtable_devices"] = ft_devs
+
+    # iperf3
+    tcp = {}
+    for r in rows:
+        if r.get("sec") != "tcp":
+            continue
+        d = tcp.setdefault(r["path"], {}).setdefault("ipv" + r["fam"], {}).setdefault(
+            r["metric"], {"gbps_all": [], "slow_bytes": [], "bytes": [], "ft_pkts": []})
+        d["gbps_all"].append(float(r["gbps"]))
+        d["bytes"].append(int(r["bytes"]))
+        d["slow_bytes"].append(int(r["slow_bytes"]))
+        d["ft_pkts"].append(int(r["ft_pkts"]))
+    for path in tcp.values():
+        for fam in path.values():
+            for d in fam.values():
+                d["gbps_median"] = med(d["gbps_all"])
+                d["spread"] = spread(d["gbps_all"])
+                d["slow_path_share"] = sum(d["slow_bytes"]) / max(1, sum(d["bytes"]))
+    res["tcp"] = tcp
+
+    # scaling and memory
+    scale = {}
+    for r in rows:
+        if r.get("sec") != "scale":
+            continue
+        scale.setdefault(r["path"], {}).setdefault(int(r["flows"]), []).append(float(r["pps"]))
+    ceil4 = out_pps.get("ceiling", {}).get("ipv4")
+    out_scale = {}
+    for path, byflows in scale.items():
+        o = out_scale[path] = {}
+        for n, vals in sorted(byflows.items()):
+            e = o[str(n)] = {"pps_median": med(vals), "pps_all": vals, "spread": spread(vals)}
+            if ceil4:
+                e["router_work_ns"] = 1e9 / med(vals) - ceil4["ns_per_packet"]
+        ns = sorted(byflows)
+        if len(ns) > 1:
+            lo, hi = med(byflows[ns[0]]), med(byflows[ns[-1]])
+            o["loss_%d_to_%d" % (ns[0], ns[-1])] = 1 - hi / lo
+    res["scale"] = out_scale
+
+    mem = {}
+    for r in rows:
+        if r.get("sec") != "mem":
+            continue
+        b = [int(x) for x in r["before"].split(",")]
+        a = [int(x) for x in r["after"].split(",")]
+        n = int(r["flows"])
+        dirs = int(r["cached"]) if r.get("cached") else 2 * n
+        if not dirs:
+            continue
+        # before/after: MemFree kB, Slab kB, ft_flow slab bytes,
+        # radix_tree_node slab bytes, VmallocUsed kB. Slab counts kmalloc's
+        # large allocations too; a big rhashtable bucket array is vmalloc.
+        e = {
+            "flows": n, "directions": dirs, "priming_guest_s": float(r.get("prime_s", 0)),
+            "total_bytes_per_dir": ((a[1] - b[1]) + (a[4] - b[4])) * 1024 / dirs,
+            "slab_bytes_per_dir": (a[1] - b[1]) * 1024 / dirs,
+            "vmalloc_bytes_per_dir": (a[4] - b[4]) * 1024 / dirs,
+            "memfree_bytes_per_dir": (b[0] - a[0]) * 1024 / dirs,
+        }
+        if r["path"] == "fasttrack":
+            e["ft_flow_objsize"] = int(r["objsize"]) if r.get("objsize") else None
+            e["ft_flow_bytes_per_dir"] = (a[2] - b[2]) / dirs
+            e["xarray_bytes_per_dir"] = (a[3] - b[3]) / dirs
+            e["other_bytes_per_dir"] = e["total_bytes_per_dir"] - e["ft_flow_bytes_per_dir"] - \
+                e["xarray_bytes_per_dir"]
+        mem.setdefault(r["path"], {})[str(n)] = e
+    res["memory"] = mem
+    res["targets"] = targets(res)
+    return res
+
+
+def targets(res):
+    t = {}
+    p = res["pps"]
+
+    def work(path, fam):
+        return p.get(path, {}).get(fam, {}).get("router_work_ns")
+
+    for fam in ("ipv4", "ipv6"):
+        ft, nf, fs = work("fasttrack", fam), work("nfftc", fam), work("fs50", fam)
+        if ft is not None and nf:
+            r = ft / nf
+            t["fasttrack_vs_flowtable_counter_" + fam] = {
+                "ratio": r, "target": "<= %.2f" % TARGETS["vs_flowtable"],
+                "met": r <= TARGETS["vs_flowtable"]}
+        nt = work("nfftct", fam)
+        if ft is not None and nt:
+            r = ft / nt
+            t["fasttrack_vs_flowtable_counter_on_trunk_" + fam] = {
+                "ratio": r, "target": "<= %.2f (extra: the flowtable's best setup)" % TARGETS["vs_flowtable"],
+                "met": r <= TARGETS["vs_flowtable"]}
+        if ft is not None and fs:
+            r = ft / fs
+            t["fasttrack_vs_stack50_" + fam] = {
+                "ratio": r, "target": "<= %.2f" % TARGETS["vs_stack50"],
+                "met": r <= TARGETS["vs_stack50"]}
+    f4, f6 = p.get("fasttrack", {}).get("ipv4"), p.get("fasttrack", {}).get("ipv6")
+    if f4 and f6:
+        r = f6["pps_median"] / f4["pps_median"]
+        t["fasttrack_ipv6_vs_ipv4_pps"] = {
+            "ratio": r, "target": ">= %.2f" % TARGETS["v6_vs_v4"], "met": r >= TARGETS["v6_vs_v4"]}
+        if f4.get("router_work_ns") and f6.get("router_work_ns"):
+            r = f4["router_work_ns"] / f6["router_work_ns"]
+            t["fasttrack_ipv6_vs_ipv4_work"] = {
+                "ratio": r, "target": ">= %.2f (IPv4 work / IPv6 work)" % TARGETS["v6_vs_v4"],
+                "met": r >= TARGETS["v6_vs_v4"]}
+    nf = res["scale"].get("nfftc", {})
+    nloss = [(k, v) for k, v in nf.items() if k.startswith("loss_")]
+    if nloss:
+        k, v = nloss[0]
+        t["flowtable_counter_scaling_" + k] = {
+            "ratio": v, "target": "(for comparison)", "met": v <= TARGETS["scale_loss"]}
+    sc = res["scale"].get("fasttrack", {})
+    loss = [(k, v) for k, v in sc.items() if k.startswith("loss_")]
+    if loss:
+        k, v = loss[0]
+        t["fasttrack_scaling_" + k] = {
+            "ratio": v, "target": "<= %.2f" % TARGETS["scale_loss"], "met": v <= TARGETS["scale_loss"],
+            "note": "" if k.endswith("_1000000") else "largest flow count reached: " + k.split("_")[-1]}
+    mem = res["memory"].get("fasttrack", {})
+    if mem:
+        n = max(mem, key=int)
+        b = mem[n]["total_bytes_per_dir"]
+        t["fasttrack_bytes_per_direction"] = {
+            "value": b, "at_flows": int(n), "target": "<= %d" % TARGETS["bytes_per_dir"],
+            "met": b <= TARGETS["bytes_per_dir"]}
+    return t
+
+
+def fmt(v, f="%.1f"):
+    return "—" if v is None else f % v
+
+
+def markdown(report):
+    lines = []
+    for word, res in report["kernels"].items():
+        s = res["settings"]
+        lines.append("### Kernel %s (`%s`)\n" % (word, res["kernel"]))
+        lines.append(
+            "One guest boot, qemu TCG `-icount shift=2,sleep=off`, 1 vCPU, %s MB: guest time "
+            "counts instructions (4 ns each), so the numbers repeat run to run and the ratios "
+            "carry over to other hosts; absolute rates do not. Medians of %s pktgen and %s "
+            "iperf3 repeats.\n" % (s.get("mem_mb"), s.get("ppsreps", s.get("reps")), s.get("reps")))
+        p = res["pps"]
+        lines.append("**Router work per 64-byte packet** (pktgen, one UDP flow, %s frames per run; "
+                     "work = 1/pps − 1/pps of the L2 turnaround ceiling):\n" % s.get("count"))
+        lines.append("| path | IPv4 kpps | IPv6 kpps | IPv4 work ns (insns) | IPv6 work ns (insns) "
+                     "| IPv6/IPv4 work |")
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for path in ORDER:
+            if path not in p:
+                continue
+            v4, v6 = p[path].get("ipv4", {}), p[path].get("ipv6", {})
+
+            def cell(d):
+                if "router_work_ns" not in d:
+                    return "—"
+                return "%.0f (%.0f)" % (d["router_work_ns"], d["router_work_insns"])
+            ratio = "—"
+            if path != "ceiling" and v4.get("router_work_ns") and v6.get("router_work_ns"):
+                ratio = "%.2f" % (v6["router_work_ns"] / v4["router_work_ns"])
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                PATHS[path], fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
+                "0 (ceiling)" if path == "ceiling" else cell(v4),
+                "0 (ceiling)" if path == "ceiling" else cell(v6), ratio))
+        if s.get("flowtable_devices"):
+            lines.append("\nThe flowtable's devices: `%s`." % s["flowtable_devices"])
+        t = res["tcp"]
+        if t:
+            lines.append("\n**iperf3 through the router-on-a-stick, Gbit/s** (client VLAN 22 → server "
+                         "VLAN 2222; TCP -n %s, UDP -n %s -l 1400 -b 0; the endpoints run on the same "
+                         "CPU and dominate):\n" % (s.get("tcp_bytes"), s.get("udp_bytes")))
+            lines.append("| path | " + " | ".join(
+                "%s %s" % (fam, METRICS[m]) for m in METRICS for fam in ("IPv4", "IPv6")) + " |")
+            lines.append("|---|" + "---:|" * (2 * len(METRICS)))
+            for path in ORDER:
+                if path not in t:
+                    continue
+                cells = []
+                for m in METRICS:
+                    for fam in ("ipv4", "ipv6"):
+                        d = t[path].get(fam, {}).get(m)
+                        cells.append(fmt(d["gbps_median"], "%.3f") if d else "—")
+                lines.append("| %s | %s |" % (PATHS[path], " | ".join(cells)))
+        sc = res["scale"]
+        if sc:
+            ns = sorted({int(n) for v in sc.values() for n in v if not n.startswith("loss")})
+            lines.append("\n**Scaling, IPv4, kpps with N concurrent flows** (each frame of a run "
+                         "belongs to the next flow; conntrack + the offload, no ruleset):\n")
+            lines.append("| path | " + " | ".join("%s flows" % format(n, ",").replace(",", " ") for n in ns)
+                         + " | loss, 1 → most |")
+            lines.append("|---|" + "---:|" * (len(ns) + 1))
+            for path in ORDER:
+                if path not in sc:
+                    continue
+                cells = [fmt(sc[path].get(str(n), {}).get("pps_median", None) and
+                             sc[path][str(n)]["pps_median"] / 1e3) for n in ns]
+                loss = [(k, v) for k, v in sc[path].items() if k.startswith("loss")]
+                lines.append("| %s | %s | %s |" % (
+                    PATHS[path], " | ".join(cells),
+                    "%.1f %% (to %s)" % (loss[0][1] * 100, loss[0][0].split("_")[-1]) if loss else "—"))
+        mem = res["memory"]
+        if mem:
+            lines.append("\n**Kernel memory per cached flow direction**: growth of slab (with "
+                         "kmalloc's large pages) + vmalloc while the flows are offloaded, after "
+                         "conntrack created its entries; small counts are noisy (partial slabs):\n")
+            lines.append("| path | flows | directions | total B/dir | of which ft_flow objects "
+                         "| xarray (ids) | rest (hash buckets) |")
+            lines.append("|---|---:|---:|---:|---:|---:|---:|")
+            for path in ORDER:
+                for n, e in sorted(mem.get(path, {}).items(), key=lambda x: int(x[0])):
+                    if int(n) < 1000:
+                        continue
+                    lines.append("| %s | %s | %d | %.0f | %s | %s | %s |" % (
+                        PATHS[path], n, e["directions"], e["total_bytes_per_dir"],
+                        fmt(e.get("ft_flow_bytes_per_dir"), "%.0f"),
+                        fmt(e.get("xarray_bytes_per_dir"), "%.0f"),
+                        fmt(e.get("other_bytes_per_dir"), "%.0f")))
+        tg = res["targets"]
+        if tg:
+            lines.append("\n**Targets** (reported, not gated):\n")
+            lines.append("| target | value | goal | met |")
+            lines.append("|---|---:|---:|:---:|")
+            for k, v in tg.items():
+                val = v.get("ratio", v.get("value"))
+                lines.append("| %s | %s | %s | %s |" % (
+                    k.replace("_", " "), "%.3f" % val if val < 10 else "%.0f" % val, v["target"],
+                    "yes" if v["met"] else "**no**"))
+        lines.append("")
+    cpu = ", ".join("%s: %s s" % kv for kv in report["guest_cpu_s"].items())
+    lines.append("Generated %s by `%s`: wall time %s s%s." % (
+        report["date"], report["command"], report["wall_s"],
+        " (guest CPU time %s)" % cpu if cpu else ""))
+    return "\n".join(lines) + "\n"
+
+
+def chart(report, outdir):
+    if not shutil.which("gnuplot"):
+        print("report.py: no gnuplot, no chart", file=sys.stderr)
+        return
+    word, res = next(iter(report["kernels"].items()))
+    p = res["pps"]
+    dat = os.path.join(outdir, "out", "chart.dat")
+    os.makedirs(os.path.dirname(dat), exist_ok=True)
+    with open(dat, "w") as f:
+        f.write("# path ipv4_kpps ipv6_kpps ipv4_work_ns ipv6_work_ns\n")
+        for path in ORDER:
+            if path not in p:
+                continue
+            v4, v6 = p[path].get("ipv4", {}), p[path].get("ipv6", {})
+            f.write('"%s" %.2f %.2f %.1f %.1f\n' % (
+                SHORT[path], v4.get("pps_median", 0) / 1e3, v6.get("pps_median", 0) / 1e3,
+                v4.get("router_work_ns", 0), v6.get("router_work_ns", 0)))
+    png = os.path.join(outdir, "results.png")
+    script = """
+set terminal pngcairo size 1280,560 font "sans,10"
+set output "{png}"
+set multiplot layout 1,2 title "fasttrack bench: kernel {kver}, qemu -icount (1 guest ns = 1/4 instruction), 64-byte UDP, one flow, median of {reps}"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set grid ytics
+set key top right
+set xtics rotate by -25 scale 0
+set title "Router work per packet, ns (log scale, lower is better)"
+set logscale y
+set yrange [100:*]
+set key top right
+plot "< tail -n +3 {dat}" using 4:xtic(1) title "IPv4" lc rgb "#3b75af", \\
+     "" using 5 title "IPv6" lc rgb "#ef8636", \\
+     "" using ($0 - 0.17):4:(sprintf("%.0f", $4)) with labels offset 0,0.7 font ",8" notitle, \\
+     "" using ($0 + 0.17):5:(sprintf("%.0f", $5)) with labels offset 0,0.7 font ",8" notitle
+unset logscale y
+set yrange [0:{ymax}]
+set key top center horizontal
+set title "Forwarding rate, kpps (higher is better; the ceiling is the harness alone)"
+plot "< tail -n +2 {dat}" using 2:xtic(1) title "IPv4" lc rgb "#3b75af", \\
+     "" using 3 title "IPv6" lc rgb "#ef8636", \\
+     "" using ($0 - 0.17):2:(sprintf("%.1f", $2)) with labels offset 0,0.7 font ",8" notitle, \\
+     "" using ($0 + 0.17):3:(sprintf("%.1f", $3)) with labels offset 0,0.7 font ",8" notitle
+unset multiplot
+""".format(png=png, dat=dat, kver=res["kernel"], reps=res["settings"].get("ppsreps", res["settings"].get("reps")),
+           ymax=1.2 * max(d.get("pps_median", 0) / 1e3 for v in p.values() for d in v.values()))
+    subprocess.run(["gnuplot"], input=script.encode(), check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--outdir", required=True)
+    ap.add_argument("--wall", default=None)
+    ap.add_argument("--cpu", default="", help="WORD=SECONDS,...: the guests' CPU time")
+    ap.add_argument("--command", default="make bench")
+    ap.add_argument("logs", nargs="+")
+    a = ap.parse_args()
+    report = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": a.command,
+        "wall_s": int(a.wall) if a.wall else None,
+        "guest_cpu_s": {k: int(v) for k, v in (x.split("=", 1) for x in a.cpu.split(",") if "=" in x)
+                        if v.isdigit()},
+        "host": {"machine": platform.machine(), "cpus": os.cpu_count(),
+                 "qemu": subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                                        text=True).stdout.splitlines()[0]
+                 if shutil.which("qemu-system-x86_64") else None},
+        "method": {
+            "qemu": "-accel tcg -smp 1 -icount shift=2,sleep=off",
+            "ns_per_instruction": NS_PER_INSN,
+            "router_work": "1/pps - 1/pps(ceiling), per family; ceiling = tc vlan modify + mirred "
+                           "redirect on the router's trunk, no IP work",
+            "pktgen": "64-byte UDP frames (IPv6: the smallest pktgen builds), VLAN 22 into the "
+                      "router's trunk, forwarded back tagged 2222 and dropped at the generator",
+            "priming": "one frame per flow forward, one back, one forward again before measuring",
+            "conntrack": "nf_conntrack_acct=1, nf_conntrack_checksum=0, conntrack UDP and "
+                         "flowtable (nf_flowtable_*_timeout) and fasttrack (udp-timeout) timeouts "
+                         "3600 s, 2M max, 256k buckets",
+        },
+        "targets": TARGETS,
+        "kernels": {},
+    }
+    for arg in a.logs:
+        word, path = arg.split("=", 1)
+        rows, done = parse_log(path)
+        if not done:
+            sys.exit("report.py: %s did not finish (no @DONE)" % path)
+        report["kernels"][word] = analyse(rows)
+    os.makedirs(a.outdir, exist_ok=True)
+    with open(os.path.join(a.outdir, "results.json"), "w") as f:
+        json.dump(report, f, indent=1, sort_keys=False)
+        f.write("\n")
+    md = markdown(report)
+    with open(os.path.join(a.outdir, "results.md"), "w") as f:
+        f.write(md)
+    chart(report, a.outdir)
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
