@@ -12,9 +12,11 @@
 
 CONNS=16
 
-# echo_server FAMILY PORT: a forking TCP echo server in the server netns.
+# echo_server FAMILY PORT: a forking TCP echo server in the server netns. A
+# child waits up to 10 s (-t) for cat's answer after the client's EOF (the
+# default, 0.5 s, is less than a guest may stall on a busy host).
 echo_server() {
-	ip netns exec "$NS_SERVER" socat "TCP$1-LISTEN:$2,fork,reuseaddr" EXEC:cat \
+	ip netns exec "$NS_SERVER" socat -t 10 "TCP$1-LISTEN:$2,fork,reuseaddr" EXEC:cat \
 		</dev/null >/dev/null 2>&1 &
 	defer fp_kill "$!"
 	must busywait 5000 fp_listening "$NS_SERVER" tcp "$2"
@@ -25,7 +27,7 @@ echo_server() {
 conn() {
 	(echo "hello-$3"; sleep 1) |
 		ip netns exec "$NS_CLIENT" timeout 20 \
-			socat -t 5 - "TCP$1:$(fp_sockaddr "$(fp_server_ip "$1")" "$2")" \
+			socat -t 10 - "TCP$1:$(fp_sockaddr "$(fp_server_ip "$1")" "$2")" \
 			>"$FP_TMP/conn.$1.$3" 2>&1
 }
 

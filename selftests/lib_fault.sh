@@ -73,7 +73,7 @@ fault_stream_start() {
 	# The watchdog ends a client whose path is gone for good.
 	fp_bg "$name" ip netns exec "$NS_CLIENT" timeout -k 5 $((secs + 30)) \
 		iperf3 -"$fam" -c "$dst" -p "$port" -t "$secs" -b "$FAULT_RATE" -J \
-		--connect-timeout 5000 "$@"
+		--connect-timeout 10000 "$@"
 	eval "FAULT_PID_$name=\$FP_PID"
 	log_info "stream $name started at $(fault_t)"
 }
