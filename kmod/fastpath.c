@@ -54,14 +54,14 @@ static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
 	if (flow->nat & FT_NAT_SPORT) {
 		if (check)
 			inet_proto_csum_replace2(check, skb, ports[0],
-						 flow->rewrite.sport, false);
-		ports[0] = flow->rewrite.sport;
+						 flow->rewrite->sport, false);
+		ports[0] = flow->rewrite->sport;
 	}
 	if (flow->nat & FT_NAT_DPORT) {
 		if (check)
 			inet_proto_csum_replace2(check, skb, ports[1],
-						 flow->rewrite.dport, false);
-		ports[1] = flow->rewrite.dport;
+						 flow->rewrite->dport, false);
+		ports[1] = flow->rewrite->dport;
 	}
 	if (check)
 		ft_l4_fixup_zero(flow->key.l4proto, check);
@@ -77,16 +77,16 @@ static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 	if (flow->nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->saddr,
-						 flow->rewrite.src.ip, true);
-		csum_replace4(&iph->check, iph->saddr, flow->rewrite.src.ip);
-		iph->saddr = flow->rewrite.src.ip;
+						 flow->rewrite->src.ip, true);
+		csum_replace4(&iph->check, iph->saddr, flow->rewrite->src.ip);
+		iph->saddr = flow->rewrite->src.ip;
 	}
 	if (flow->nat & FT_NAT_DST) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->daddr,
-						 flow->rewrite.dst.ip, true);
-		csum_replace4(&iph->check, iph->daddr, flow->rewrite.dst.ip);
-		iph->daddr = flow->rewrite.dst.ip;
+						 flow->rewrite->dst.ip, true);
+		csum_replace4(&iph->check, iph->daddr, flow->rewrite->dst.ip);
+		iph->daddr = flow->rewrite->dst.ip;
 	}
 	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
 		ft_nat_ports(skb, flow, l4);
@@ -105,17 +105,17 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 		if (check)
 			inet_proto_csum_replace16(check, skb,
 						  ip6h->saddr.s6_addr32,
-						  flow->rewrite.src.in6.s6_addr32,
+						  flow->rewrite->src.in6.s6_addr32,
 						  true);
-		ip6h->saddr = flow->rewrite.src.in6;
+		ip6h->saddr = flow->rewrite->src.in6;
 	}
 	if (flow->nat & FT_NAT_DST) {
 		if (check)
 			inet_proto_csum_replace16(check, skb,
 						  ip6h->daddr.s6_addr32,
-						  flow->rewrite.dst.in6.s6_addr32,
+						  flow->rewrite->dst.in6.s6_addr32,
 						  true);
-		ip6h->daddr = flow->rewrite.dst.in6;
+		ip6h->daddr = flow->rewrite->dst.in6;
 	}
 	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
 		ft_nat_ports(skb, flow, l4);

@@ -110,21 +110,25 @@ struct ft_nat {
 	__be16 dport;
 };
 
-/* One cached direction of a connection. */
+/*
+ * One cached direction of a connection. The fields the fast path reads come
+ * first; a flow with NAT carries its rewrite at the end (a separate cache),
+ * so that plain routed flows do not pay for it.
+ */
 struct ft_flow {
 	struct rhash_head node;
 	struct ft_key key;
-	u32 id;			/* in ft_net.flow_ids */
 	int iif;
-	u16 mtu;
-	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
-	u8 nat;			/* FT_NAT_* */
 	u32 route_gen;
-	u32 mark;
-	u32 priority;
+	unsigned long flags;	/* FT_FLOW_* */
 	struct net_device *out;	/* held */
 	struct neighbour *neigh;	/* held; MAC read per packet */
-	struct ft_nat rewrite;
+	u32 mark;
+	u32 priority;
+	u16 mtu;
+	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
+	u8 nat;			/* FT_NAT_*; rewrite[] present if not 0 */
+	u32 id;			/* in ft_net.flow_ids */
 
 	/* Written by the fast path, without atomics: a direction is normally
 	 * steered to one CPU. The GC pushes the deltas into conntrack.
@@ -132,14 +136,14 @@ struct ft_flow {
 	u64 packets;
 	u64 bytes;
 
+	struct nf_conn *ct;	/* held */
 	u64 synced_packets;	/* GC only */
 	u64 synced_bytes;
-	unsigned long last_active;	/* jiffies, GC only */
 	unsigned long created;	/* jiffies */
+	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	u32 ct_timeout;		/* jiffies conntrack adds on refresh */
-	unsigned long flags;	/* FT_FLOW_* */
-	struct nf_conn *ct;	/* held */
 	struct rcu_head rcu;
+	struct ft_nat rewrite[];
 };
 
 /* A flow that walks and teardowns act on. */
@@ -166,6 +170,7 @@ struct ft_net {
 	atomic_t nflows ____cacheline_aligned_in_smp;
 	struct xarray flow_ids;		/* id -> flow, in learning order */
 	u32 next_id;
+	unsigned long gc_next;		/* id the GC goes on from */
 
 	struct list_head devs;		/* RTNL */
 	struct xarray dev_index;	/* ifindex -> ft_dev, RCU readers */
@@ -201,7 +206,7 @@ int ft_table_init(struct ft_net *fn);
 void ft_table_exit(struct ft_net *fn);
 int ft_table_cache_init(void);
 void ft_table_cache_exit(void);
-struct ft_flow *ft_flow_alloc(void);
+struct ft_flow *ft_flow_alloc(bool nat);
 void ft_flow_free(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
 struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);

@@ -141,9 +141,11 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	enum ip_conntrack_dir dir;
 	struct ft_flow *flow;
 	struct neighbour *n;
+	struct ft_nat rw;
 	struct ft_dev *fd;
 	struct nf_conn *ct;
 	s32 timeout;
+	u8 nat;
 
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct || !ft_ct_eligible(ct, ctinfo) || ft_skip_marked(fn, skb, ct))
@@ -162,21 +164,24 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	if (!n)
 		return;
 
-	flow = ft_flow_alloc();
+	dir = CTINFO2DIR(ctinfo);
+	nat = ft_nat_from_ct(&rw, ct, dir);
+	flow = ft_flow_alloc(nat);
 	if (!flow)
 		goto err_neigh;
 
-	dir = CTINFO2DIR(ctinfo);
 	ft_key_from_tuple(&flow->key, &ct->tuplehash[dir].tuple);
 	flow->iif = skb->skb_iif;
 	flow->dir = dir;
-	flow->nat = ft_nat_from_ct(&flow->rewrite, ct, dir);
+	flow->nat = nat;
+	if (nat)
+		flow->rewrite[0] = rw;
 	flow->mtu = min_t(unsigned int, dst_mtu(skb_dst(skb)), out->mtu);
 	flow->route_gen = atomic_read(&fn->route_gen);
 	flow->mark = skb->mark;
 	flow->priority = skb->priority;
 	flow->created = jiffies;
-	flow->last_active = flow->created;
+	flow->last_active = (u32)flow->created;
 	/* Conntrack just refreshed the timeout for this state: keep it. */
 	timeout = (s32)(READ_ONCE(ct->timeout) - nfct_time_stamp);
 	flow->ct_timeout = max_t(s32, timeout, HZ);

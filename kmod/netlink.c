@@ -471,7 +471,7 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 {
 	const struct net_device *in = dev_get_by_index_rcu(fn->net, flow->iif);
 	const struct ft_key *k = &flow->key;
-	const struct ft_nat *r = &flow->rewrite;
+	const struct ft_nat *r = flow->rewrite;	/* only if flow->nat */
 	unsigned long now = jiffies;
 	struct nlattr *nest;
 	u16 vid;
@@ -506,7 +506,8 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 			      jiffies_to_msecs(now - flow->created),
 			      FASTTRACK_A_FLOW_PAD) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_IDLE_MS,
-			      jiffies_to_msecs(now - READ_ONCE(flow->last_active)),
+			      jiffies_to_msecs((u32)now -
+					       READ_ONCE(flow->last_active)),
 			      FASTTRACK_A_FLOW_PAD))
 		goto err;
 

@@ -7,7 +7,9 @@
  * conntrack. An xarray numbers the flows in learning order, for walks that
  * must see each flow once: dumps, flushes and the GC, a delayed work that
  * syncs counters and conntrack timeouts, and removes idle entries and
- * entries whose connection is gone.
+ * entries whose connection is gone. The GC visits a slice of the table per
+ * run, so that its cost per second stays bounded however many flows there
+ * are: small tables are swept every run, big ones over FT_GC_SWEEP.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -17,8 +19,11 @@
 #include "fasttrack.h"
 
 #define FT_GC_INTERVAL	(HZ / 2)
+#define FT_GC_SWEEP	(8 * HZ)	/* longest pass over a big table */
+#define FT_GC_MIN_BATCH	4096		/* flows per run at least */
 
-static struct kmem_cache *ft_flow_cache;
+static struct kmem_cache *ft_flow_cache;	/* plain routed flows */
+static struct kmem_cache *ft_flow_nat_cache;	/* with rewrite[1] */
 
 static const struct rhashtable_params ft_flow_params = {
 	.head_offset		= offsetof(struct ft_flow, node),
@@ -27,25 +32,49 @@ static const struct rhashtable_params ft_flow_params = {
 	.automatic_shrinking	= true,
 };
 
+/*
+ * No SLAB_HWCACHE_ALIGN: it would round a flow up to 256 bytes, and at a
+ * million flows memory counts more than false sharing between neighbours.
+ */
 int ft_table_cache_init(void)
 {
-	ft_flow_cache = KMEM_CACHE(ft_flow, SLAB_HWCACHE_ALIGN);
-	return ft_flow_cache ? 0 : -ENOMEM;
+	ft_flow_cache = KMEM_CACHE(ft_flow, 0);
+	if (!ft_flow_cache)
+		return -ENOMEM;
+	ft_flow_nat_cache = kmem_cache_create("ft_flow_nat",
+					      sizeof(struct ft_flow) +
+					      sizeof(struct ft_nat),
+					      __alignof__(struct ft_flow), 0,
+					      NULL);
+	if (!ft_flow_nat_cache)
+		goto err_nat;
+	return 0;
+
+err_nat:
+	kmem_cache_destroy(ft_flow_cache);
+	return -ENOMEM;
 }
 
 void ft_table_cache_exit(void)
 {
+	kmem_cache_destroy(ft_flow_nat_cache);
 	kmem_cache_destroy(ft_flow_cache);
 }
 
-struct ft_flow *ft_flow_alloc(void)
+struct ft_flow *ft_flow_alloc(bool nat)
 {
-	return kmem_cache_zalloc(ft_flow_cache, GFP_ATOMIC);
+	return kmem_cache_zalloc(nat ? ft_flow_nat_cache : ft_flow_cache,
+				 GFP_ATOMIC);
+}
+
+static void ft_flow_cache_free(struct ft_flow *flow)
+{
+	kmem_cache_free(flow->nat ? ft_flow_nat_cache : ft_flow_cache, flow);
 }
 
 static void ft_flow_free_rcu(struct rcu_head *head)
 {
-	kmem_cache_free(ft_flow_cache, container_of(head, struct ft_flow, rcu));
+	ft_flow_cache_free(container_of(head, struct ft_flow, rcu));
 }
 
 /*
@@ -133,7 +162,7 @@ static void ft_flow_release(struct rcu_head *head)
 	nf_ct_put(flow->ct);
 	neigh_release(flow->neigh);
 	dev_put(flow->out);
-	kmem_cache_free(ft_flow_cache, flow);
+	ft_flow_cache_free(flow);
 }
 
 /* Unlink one direction; the caller holds rcu_read_lock and has BH off. */
@@ -219,33 +248,51 @@ bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow)
 	return true;
 }
 
-/* Walk every flow in process context, a batch per RCU read section. */
+/*
+ * Visit up to @budget flows, in process context, from id *@pos on, and
+ * leave *@pos where the next walk goes on. Returns false when the walk
+ * reached the end of the table. The RCU read section is dropped every
+ * FT_WALK_BATCH flows; xas_pause() keeps the place across.
+ */
 #define FT_WALK_BATCH	256
 
-static void ft_table_walk(struct ft_net *fn,
-			  void (*fn_flow)(struct ft_net *fn,
-					  struct ft_flow *flow,
-					  const void *arg),
+typedef void (*ft_walk_fn)(struct ft_net *fn, struct ft_flow *flow,
+			   const void *arg);
+
+static bool ft_table_walk(struct ft_net *fn, unsigned long *pos,
+			  unsigned long budget, ft_walk_fn fn_flow,
 			  const void *arg)
 {
-	unsigned long id = 0;
+	XA_STATE(xas, &fn->flow_ids, *pos);
 	struct ft_flow *flow;
-	unsigned int n;
+	unsigned int n = 0;
+	bool more = false;
 
-	do {
-		rcu_read_lock();
-		local_bh_disable();
-		for (n = 0; n < FT_WALK_BATCH; n++) {
-			flow = ft_flow_next(fn, &id);
-			if (!flow)
-				break;
-			if (ft_flow_live(flow))
-				fn_flow(fn, flow, arg);
+	rcu_read_lock();
+	local_bh_disable();
+	xas_for_each(&xas, flow, ULONG_MAX) {
+		if (xas_retry(&xas, flow))
+			continue;
+		if (ft_flow_live(flow))
+			fn_flow(fn, flow, arg);
+		if (!--budget) {
+			*pos = xas.xa_index + 1;
+			more = true;
+			break;
 		}
+		if (++n < FT_WALK_BATCH)
+			continue;
+		n = 0;
+		xas_pause(&xas);
 		local_bh_enable();
 		rcu_read_unlock();
 		cond_resched();
-	} while (flow);
+		rcu_read_lock();
+		local_bh_disable();
+	}
+	local_bh_enable();
+	rcu_read_unlock();
+	return more;
 }
 
 struct ft_kill_arg {
@@ -267,8 +314,9 @@ void ft_table_kill(struct ft_net *fn, const struct ft_filter *f,
 		   enum ft_stat reason)
 {
 	struct ft_kill_arg k = { .filter = f, .reason = reason };
+	unsigned long pos = 0;
 
-	ft_table_walk(fn, ft_kill_one, &k);
+	ft_table_walk(fn, &pos, ULONG_MAX, ft_kill_one, &k);
 }
 
 /* Drop the flows that enter or leave through @dev, for @families. */
@@ -290,11 +338,14 @@ static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
 	return (unsigned long)secs * HZ;
 }
 
-/* Keep conntrack's timeout from running out under an active flow. */
+/*
+ * Keep conntrack's timeout from running out under an active flow: the GC
+ * may come back only after two sweeps (a flow learned behind its cursor).
+ */
 static void ft_ct_refresh(struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
-	u32 expires = nfct_time_stamp + flow->ct_timeout;
+	u32 expires = nfct_time_stamp + flow->ct_timeout + 2 * FT_GC_SWEEP;
 
 	if (READ_ONCE(ct->timeout) != expires)
 		WRITE_ONCE(ct->timeout, expires);
@@ -313,11 +364,10 @@ static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 	if (READ_ONCE(flow->packets) != flow->synced_packets) {
 		ft_flow_sync_acct(flow);
 		ft_ct_refresh(flow);
-		flow->last_active = jiffies;
+		WRITE_ONCE(flow->last_active, (u32)jiffies);
 		return 0;
 	}
-	if (time_after(jiffies, flow->last_active +
-				ft_flow_idle_timeout(fn, flow)))
+	if ((u32)jiffies - flow->last_active > ft_flow_idle_timeout(fn, flow))
 		return FT_STAT_EXPIRED;
 	return 0;
 }
@@ -336,7 +386,13 @@ static void ft_gc_work(struct work_struct *work)
 	struct ft_net *fn = container_of(to_delayed_work(work), struct ft_net,
 					 gc_work);
 
-	ft_table_walk(fn, ft_gc_flow, NULL);
+	unsigned long budget;
+
+	budget = (unsigned long)atomic_read(&fn->nflows) * FT_GC_INTERVAL /
+		 FT_GC_SWEEP;
+	budget = max_t(unsigned long, budget, FT_GC_MIN_BATCH);
+	if (!ft_table_walk(fn, &fn->gc_next, budget, ft_gc_flow, NULL))
+		fn->gc_next = 0;
 	queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
 			   FT_GC_INTERVAL);
 }
