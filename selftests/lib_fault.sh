@@ -19,8 +19,9 @@
 
 # How long each iperf3 stream runs, in seconds, and at what rate. Unpaced,
 # two streams take the whole vCPU, and the test's own fault loop (and its
-# checks) would barely run while they do.
-FAULT_SECONDS=${FAULT_SECONDS:-15}
+# checks) would barely run while they do. 25 s leaves the fault loop its
+# rounds even when a loaded host stalls the guest for several seconds.
+FAULT_SECONDS=${FAULT_SECONDS:-25}
 FAULT_RATE=${FAULT_RATE:-30M}
 
 # lib.sh's list, plus lockdep's and RCU's own words, debugobjects, a slab
