@@ -23,8 +23,28 @@ tar -C "$src" -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 	--exclude=Module.symvers --exclude='.tmp_*' Kbuild dkms.conf kmod uapi |
 	tar -C "$out" -x
 
-log "building fasttrack.ko for $KVER"
-if ! make -C "$KDIR" M="$out" W=1 modules >"$log" 2>&1; then
+# How to build for this kernel: kernels.sh's BUILD column.
+build_module() {
+	local sid_src rc=0
+	case ${BUILD:-host} in
+	host) make -C "$KDIR" M="$out" W=1 modules ;;
+	gcc-12) make -C "$KDIR" M="$out" W=1 CC=gcc-12 modules ;;
+	sid)
+		# In the sid chroot, against the headers installed there.
+		sid_src=$(mktemp -d "$CACHE/sid/root/tmp/build.XXXXXX")
+		cp -r "$out/." "$sid_src/"
+		bash "$VM_DIR/sidroot.sh" run make -C "/usr/src/linux-headers-$KVER" \
+			M="/tmp/$(basename "$sid_src")" W=1 modules || rc=$?
+		cp -r "$sid_src/." "$out/"
+		rm -rf "$sid_src"
+		return "$rc"
+		;;
+	*) die "unknown BUILD '$BUILD' for $KVER" ;;
+	esac
+}
+
+log "building fasttrack.ko for $KVER (${BUILD:-host})"
+if ! build_module >"$log" 2>&1; then
 	cat "$log" >&2
 	die "module build failed for $KVER (log: $log)"
 fi

@@ -12,14 +12,19 @@ set -eu
 . "$(dirname "$0")/common.sh"
 . "$VM_DIR/apt.sh"
 
-# WORD  SUITES (comma separated)      IMAGE META         HEADERS META
+# WORD  SUITES (comma separated)      IMAGE META         HEADERS META  BUILD
 # The image and headers of the newest kernel are what the metapackages of the
-# listed suites depend on. To add 5.10 or 7.2, add a row (bullseye; sid) and,
-# where needed, a case to fixup_tree (5.10 wants CC=gcc-12; 7.2 ships its
-# image as linux-binary-* and needs a sid toolchain).
+# listed suites depend on. BUILD says how to build modules for it:
+#   host       the host's make and the headers' own compiler
+#   gcc-12     the host, with CC=gcc-12 (5.10 wants gcc-10, which bookworm
+#              lacks; gcc-12 builds it without a warning)
+#   sid        in the sid chroot of sidroot.sh, with the headers installed
+#              there: 7.x's kbuild tools need glibc 2.38 and a newer gcc
 KERNEL_TABLE='
-6.1   bookworm,bookworm-security   linux-image-amd64  linux-headers-amd64
-6.12  bookworm-backports           linux-image-amd64  linux-headers-amd64
+5.10  bullseye,bullseye-security   linux-image-amd64  linux-headers-amd64  gcc-12
+6.1   bookworm,bookworm-security   linux-image-amd64  linux-headers-amd64  host
+6.12  bookworm-backports           linux-image-amd64  linux-headers-amd64  host
+7.2   sid                          linux-image-amd64  linux-headers-amd64  sid
 '
 
 table_row() {
@@ -48,7 +53,7 @@ fixup_tree() {
 }
 
 fetch() {
-	local word=$1 row suites image_meta headers_meta image headers pkgs kdir
+	local word=$1 row suites image_meta headers_meta build image headers pkgs kdir vmlinuz f pkgver
 	local dir=$CACHE/kernels/$word env
 	env=$(kernel_env "$word")
 	if [ -f "$env" ] && [ "${FT_KERNEL_REFRESH:-0}" != 1 ]; then
@@ -61,7 +66,7 @@ fetch() {
 	fi
 	row=$(table_row "$word")
 	[ -n "$row" ] || die "unknown kernel '$word'; known: $(awk 'NF { printf "%s ", $1 }' <<<"$KERNEL_TABLE")"
-	read -r _ suites image_meta headers_meta <<<"$row"
+	read -r _ suites image_meta headers_meta build <<<"$row"
 
 	# shellcheck disable=SC2046 # split the suite list on commas
 	apt_private_setup "k$word" $(tr ',' ' ' <<<"$suites")
@@ -69,8 +74,11 @@ fetch() {
 	headers=$(depends_of "k$word" "$headers_meta" "^linux-headers-${word}[.-]")
 	[ "$(wc -w <<<"$image")" = 1 ] || die "cannot resolve one $word image from $image_meta: '$image'"
 	[ "$(wc -w <<<"$headers")" = 1 ] || die "cannot resolve one $word headers package: '$headers'"
-	# The headers package needs its -common tree and the kbuild tools.
+	# The headers package needs its -common tree and the kbuild tools; newer
+	# images keep the kernel and the modules in packages of their own.
 	pkgs="$image $headers $(depends_of "k$word" "$headers" '^linux-(headers|kbuild)-')"
+	pkgs+=" $(depends_of "k$word" "$image" '^linux-(binary|modules|base|image)-')"
+	pkgs=$(xargs -n1 <<<"$pkgs" | sort -u | xargs)
 	log "kernel $word: ${pkgs//$'\n'/ }"
 
 	mkdir -p "$CACHE/debs"
@@ -88,14 +96,25 @@ fetch() {
 		die "no headers tree for $headers"
 	kver=${headers#linux-headers-}
 	fixup_tree "$dir/root" "$kver"
+	# 7.x has no /boot: the kernel sits with its modules.
+	vmlinuz=$dir/root/boot/vmlinuz-$kver
+	for f in vmlinuz vmlinuz.unsigned; do
+		[ -f "$vmlinuz" ] || vmlinuz=$dir/root/usr/lib/modules/$kver/$f
+	done
+	[ -f "$vmlinuz" ] || die "no vmlinuz for $kver in $pkgs"
+	# shellcheck disable=SC2012 # package file names are tame
+	pkgver=$(dpkg-deb -f "$(ls -t "$CACHE/debs/${headers}_"*.deb | head -n1)" Version)
+	[ "$build" != sid ] || bash "$VM_DIR/sidroot.sh" install make "$headers"
 	cat >"$env.tmp" <<-EOF
 		KVER=$kver
 		ROOT=$dir/root
-		VMLINUZ=$dir/root/boot/vmlinuz-$kver
+		VMLINUZ=$vmlinuz
 		KDIR=$kdir
 		MODDIR=$dir/root/lib/modules/$kver
+		BUILD=$build
+		HEADERS_PKG=$headers
+		PKG_VERSION=$pkgver
 	EOF
-	[ -f "$dir/root/boot/vmlinuz-$kver" ] || die "no vmlinuz for $kver in $image"
 	mv "$env.tmp" "$env"
 	log "kernel $word: $kver ready"
 }
