@@ -34,6 +34,7 @@ help:
 	@echo "make sparse          W=1 + sparse build against KDIR"
 	@echo "make install         install the module (depmod) and ftctl"
 	@echo "make dkms-install    register, build and install with DKMS"
+	@echo "make dkms-test       a dkms add/build/install/remove round trip per kernel (host)"
 
 module:
 	@test -d "$(KDIR)" || { echo "error: no kernel headers at $(KDIR)." \
@@ -110,6 +111,12 @@ dkms-install:
 dkms-remove:
 	dkms remove -m fasttrack -v $(VERSION) --all
 	rm -rf /usr/src/fasttrack-$(VERSION)
+
+# dkms.conf against each kernel's headers, in throwaway trees on the host
+# (7.x in the sid chroot); see selftests/vm/dkms-test.sh.
+.PHONY: dkms-test
+dkms-test:
+	bash selftests/vm/dkms-test.sh --kernels "$(KERNELS)"
 
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
