@@ -4,8 +4,9 @@
 # 0 pass, 1 fail, 4 skip). Each test's output follows its result line as
 # "# " diagnostics. A last test, dmesg-clean, fails on any kernel splat.
 #
-# Every selftests/*.sh is a test, except run_tests.sh and lib*.sh.
-# usage: run_tests.sh [NAME...]    all tests by default
+# Every selftests/*.sh is a test, except run_tests.sh and lib*.sh. A test
+# in a subdirectory (soak/soak.sh) runs only when named: it is not listed.
+# usage: run_tests.sh [NAME...]    all listed tests by default
 #        run_tests.sh --list
 # KSFT_TIMEOUT: seconds per test (default 600).
 set -u
@@ -18,6 +19,14 @@ list_tests() {
 	done
 }
 
+# test_path NAME: ./NAME.sh, or else ./DIR/NAME.sh.
+test_path() {
+	for f in "./$1.sh" ./*/"$1.sh"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
 if [ "${1:-}" = --list ]; then
 	list_tests
 	exit 0
@@ -25,7 +34,7 @@ fi
 tests=${*:-$(list_tests)}
 
 for t in $tests; do
-	[ -f "$t.sh" ] || { echo "Bail out! no such test: $t"; exit 1; }
+	test_path "$t" >/dev/null || { echo "Bail out! no such test: $t"; exit 1; }
 done
 
 timeout=${KSFT_TIMEOUT:-600}
@@ -40,7 +49,7 @@ for t in $tests; do
 	# Output goes to a file, not a pipe: a stray background process must not
 	# keep the runner waiting for EOF.
 	start=$(now_ms)
-	timeout -k 10 "$timeout" ./"$t.sh" </dev/null >"$out" 2>&1
+	timeout -k 10 "$timeout" "$(test_path "$t")" </dev/null >"$out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$out"
 	echo "# $t: exit $rc after $((($(now_ms) - start) / 1000)) s"
