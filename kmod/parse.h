@@ -58,6 +58,7 @@ struct ft_pkt {
 #define FT_TCP_FIN	0x01
 #define FT_TCP_SYN	0x02
 #define FT_TCP_RST	0x04
+#define FT_TCP_ACK	0x10
 
 /* @hdr_len bytes are readable at @l4; @l4_len bytes of L4 are claimed. */
 static inline enum ft_parse_result
@@ -74,7 +75,11 @@ ft_parse_l4(const u8 *l4, unsigned int hdr_len, unsigned int l4_len,
 		pkt->key.sport = th->source;
 		pkt->key.dport = th->dest;
 		pkt->tcp_flags = l4[13];
-		if (pkt->tcp_flags & (FT_TCP_FIN | FT_TCP_SYN | FT_TCP_RST))
+		/* Conntrack tracks these, and calls a segment without ACK
+		 * invalid past the handshake: the slow path decides.
+		 */
+		if ((pkt->tcp_flags & (FT_TCP_FIN | FT_TCP_SYN | FT_TCP_RST)) ||
+		    !(pkt->tcp_flags & FT_TCP_ACK))
 			return FT_PARSE_TCP_FLAGS;
 		return FT_PARSE_OK;
 	}

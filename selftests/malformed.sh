@@ -30,11 +30,11 @@ require_cmd ftinject ftctl nft socat mkfifo
 FTINJECT=$(command -v ftinject)
 
 # Cases the fast path forwards but the stack with this ruleset drops: their
-# conntrack state is INVALID (bad L4 checksum, TCP without ACK), which the
-# forward chain's "ct state invalid drop" rejects, and the fast path checks
-# neither, like the kernel's nf_flow_table. "L4:case" words.
+# conntrack state is INVALID (bad L4 checksum), which the forward chain's
+# "ct state invalid drop" rejects, and the fast path does not check, like
+# the kernel's nf_flow_table. "L4:case" words.
 KNOWN_DIVERGENT=${FT_MALFORMED_DIVERGENT-"tcp:l4-csum-bad udp:l4-csum-bad tcp:l4-csum-zero
-	tcp:len-minus-1 tcp:flags-none tcp:flags-psh"}
+	tcp:len-minus-1"}
 
 in_router() { ip netns exec "$NS_ROUTER" "$@"; }
 
@@ -46,7 +46,7 @@ expect() {
 	case $1 in
 	valid | ttl-2 | pad-trailer | len-mtu | ipv4-df | ipv4-evil-bit | vlan-dei | \
 	udp-len-short | tcp-opts-* | l4-csum-* | \
-	flags-none | flags-ack | flags-urg-ack | flags-ece-cwr | flags-psh)
+	flags-ack | flags-urg-ack | flags-ece-cwr)
 		WANT=fwd ;;
 	len-minus-1)
 		# Trimmed to the IP length: TCP is then only a bad checksum.
@@ -191,6 +191,10 @@ ft_pass() {
 		case " $wants " in *" $WANT "*) ;; *) wants="$wants $WANT" ;; esac
 		eval "l_$WANT=\"\${l_$WANT:+\$l_$WANT,}$c\""
 	done
+	# Forwarded cases first: a FIN or RST batch tears the flow down.
+	case " $wants " in
+	*" fwd "*) wants="fwd$(for want in $wants; do [ "$want" = fwd ] || printf ' %s' "$want"; done)" ;;
+	esac
 	server_by_id >"$TMP/ids.before"
 	before=$(snap)
 	for want in $wants; do

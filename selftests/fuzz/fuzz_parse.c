@@ -164,7 +164,8 @@ static void check(enum ft_fam fam, const u8 *data, size_t size,
 		if (r.proto == IPPROTO_TCP) {
 			if (pkt.tcp_flags != l4[13])
 				FAIL("tcp_flags %#x, header %#x", pkt.tcp_flags, l4[13]);
-			if ((res == FT_PARSE_TCP_FLAGS) != !!(l4[13] & 0x07))
+			if ((res == FT_PARSE_TCP_FLAGS) !=
+			    ((l4[13] & 0x07) || !(l4[13] & 0x10)))
 				FAIL("result %d for TCP flags %#x", res, l4[13]);
 		} else if (res != FT_PARSE_OK) {
 			FAIL("UDP gave result %d", res);
