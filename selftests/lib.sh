@@ -143,9 +143,19 @@ now_ms() {
 	echo $((${up%.*} * 1000 + frac * 10))
 }
 
-# busywait TIMEOUT_MS CMD...: retry CMD until it succeeds or time runs out.
+# FT_SLOWDOWN: a whole-number factor for the tests' timeouts (busywait,
+# ft_secs), for a kernel that runs several times slower than Debian's:
+# make check-debug (KASAN, lockdep and kmemleak under TCG) sets it on the
+# guest's command line. 1 everywhere else.
+FT_SLOWDOWN=${FT_SLOWDOWN:-1}
+
+# ft_secs SECONDS: a timeout of SECONDS on this kernel.
+ft_secs() { echo $(($1 * FT_SLOWDOWN)); }
+
+# busywait TIMEOUT_MS CMD...: retry CMD until it succeeds or time runs out
+# (TIMEOUT_MS times FT_SLOWDOWN).
 busywait() {
-	local timeout=$1 start
+	local timeout=$(($1 * FT_SLOWDOWN)) start
 	shift
 	start=$(now_ms)
 	until "$@"; do

@@ -370,7 +370,7 @@ fp_tcp_server() {
 # fp_tcp_client FAMILY DST PORT FILE [OPTS]: send FILE from the client netns
 # over TCP; OPTS are socat options for the connection (",linger=0").
 fp_tcp_client() {
-	fp_run ip netns exec "$NS_CLIENT" timeout 30 \
+	fp_run ip netns exec "$NS_CLIENT" timeout "$(ft_secs 30)" \
 		socat -u "OPEN:$4" "TCP$1:$(fp_sockaddr "$2" "$3")$5"
 }
 
@@ -399,7 +399,7 @@ fp_udp_server() {
 # reply and the flow can be offloaded), then send FILE in datagrams of
 # 1400 bytes (no fragments).
 fp_udp_client() {
-	fp_run ip netns exec "$NS_CLIENT" timeout 30 socat -b 1400 \
+	fp_run ip netns exec "$NS_CLIENT" timeout "$(ft_secs 30)" socat -b 1400 \
 		"UDP$1:$(fp_sockaddr "$2" "$3")" "SYSTEM:echo hello; read r; exec cat $4"
 }
 
@@ -476,7 +476,7 @@ fp_tcp_fetch() {
 	FP_SRV=$!
 	defer fp_kill "$FP_SRV"
 	must busywait 5000 fp_listening "$NS_SERVER" tcp "$port"
-	check "$desc: transfer $(fp_size "$file") B" fp_run ip netns exec "$NS_CLIENT" timeout 30 \
+	check "$desc: transfer $(fp_size "$file") B" fp_run ip netns exec "$NS_CLIENT" timeout "$(ft_secs 30)" \
 		socat -u "TCP$fam:$(fp_sockaddr "$(fp_server_ip "$fam")" "$port")" "OPEN:$FP_OUT,creat,trunc"
 	fp_wait_srv "$desc"
 	fp_check_same "$desc: data intact (sha256)" "$file" "$FP_OUT"
