@@ -38,50 +38,69 @@ static const struct genl_multicast_group ft_mcgrps[] = {
 };
 
 /* The device a request names, by index, name or both; RTNL held. */
-static struct net_device *ft_nl_dev(struct genl_info *info)
+/*
+ * The device FASTTRACK_A_IFINDEX and/or FASTTRACK_A_IFNAME name, or an
+ * ERR_PTR with the reason in @extack. Caller: rcu_read_lock.
+ */
+static struct net_device *ft_nl_dev_lookup(struct net *net,
+					   struct nlattr **attrs,
+					   struct netlink_ext_ack *extack)
 {
-	struct nlattr *ifindex = info->attrs[FASTTRACK_A_IFINDEX];
-	struct nlattr *ifname = info->attrs[FASTTRACK_A_IFNAME];
-	struct net *net = genl_info_net(info);
+	struct nlattr *ifindex = attrs[FASTTRACK_A_IFINDEX];
+	struct nlattr *ifname = attrs[FASTTRACK_A_IFNAME];
 	struct net_device *dev = NULL;
 
 	if (!ifindex && !ifname) {
-		NL_SET_ERR_MSG_MOD(info->extack,
+		NL_SET_ERR_MSG_MOD(extack,
 				   "name the device with FASTTRACK_A_IFINDEX or FASTTRACK_A_IFNAME");
 		return ERR_PTR(-EINVAL);
 	}
 	if (ifindex) {
-		dev = __dev_get_by_index(net, nla_get_u32(ifindex));
+		dev = dev_get_by_index_rcu(net, nla_get_u32(ifindex));
 		if (!dev) {
-			NL_SET_BAD_ATTR(info->extack, ifindex);
-			NL_SET_ERR_MSG_MOD(info->extack,
+			NL_SET_BAD_ATTR(extack, ifindex);
+			NL_SET_ERR_MSG_MOD(extack,
 					   "no device with this index in this network namespace");
 			return ERR_PTR(-ENODEV);
 		}
 	}
 	if (ifname) {
-		struct net_device *byname = __dev_get_by_name(net, nla_data(ifname));
+		struct net_device *byname = dev_get_by_name_rcu(net,
+								 nla_data(ifname));
 
 		if (dev && byname != dev) {
-			NL_SET_BAD_ATTR(info->extack, ifname);
-			NL_SET_ERR_MSG_MOD(info->extack,
+			NL_SET_BAD_ATTR(extack, ifname);
+			NL_SET_ERR_MSG_MOD(extack,
 					   "FASTTRACK_A_IFINDEX and FASTTRACK_A_IFNAME name different devices");
 			return ERR_PTR(-EINVAL);
 		}
 		dev = byname;
 	}
 	if (!dev) {
-		NL_SET_BAD_ATTR(info->extack, ifname);
-		NL_SET_ERR_MSG_MOD(info->extack,
+		NL_SET_BAD_ATTR(extack, ifname);
+		NL_SET_ERR_MSG_MOD(extack,
 				   "no such device in this network namespace");
 		return ERR_PTR(-ENODEV);
 	}
 	return dev;
 }
 
-static int ft_nl_families(struct genl_info *info, u8 *families)
+/* The device a request names; the caller's RTNL keeps it. */
+static struct net_device *ft_nl_dev(struct genl_info *info)
 {
-	struct nlattr *attr = info->attrs[FASTTRACK_A_FAMILIES];
+	struct net_device *dev;
+
+	ASSERT_RTNL();
+	rcu_read_lock();
+	dev = ft_nl_dev_lookup(genl_info_net(info), info->attrs, info->extack);
+	rcu_read_unlock();
+	return dev;
+}
+
+/* FASTTRACK_A_FAMILIES, or both families when it is absent. */
+static int ft_nl_families(struct nlattr *attr, struct netlink_ext_ack *extack,
+			  u8 *families)
+{
 	u32 val;
 
 	if (!attr) {
@@ -90,8 +109,8 @@ static int ft_nl_families(struct genl_info *info, u8 *families)
 	}
 	val = nla_get_u32(attr);
 	if (!val || (val & ~__FASTTRACK_F_ALL)) {
-		NL_SET_BAD_ATTR(info->extack, attr);
-		NL_SET_ERR_MSG_MOD(info->extack,
+		NL_SET_BAD_ATTR(extack, attr);
+		NL_SET_ERR_MSG_MOD(extack,
 				   "families must be FASTTRACK_F_IPV4, FASTTRACK_F_IPV6 or both");
 		return -EINVAL;
 	}
@@ -106,7 +125,8 @@ static int ft_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
 	u8 families;
 	int err;
 
-	err = ft_nl_families(info, &families);
+	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
+			     &families);
 	if (err)
 		return err;
 	err = ft_route_watch_start(fn, info->extack);
@@ -131,7 +151,8 @@ static int ft_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 	u8 families;
 	int err;
 
-	err = ft_nl_families(info, &families);
+	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
+			     &families);
 	if (err)
 		return err;
 
@@ -563,54 +584,22 @@ err:
 static int ft_nl_filter(struct net *net, struct nlattr **attrs,
 			struct netlink_ext_ack *extack, struct ft_filter *f)
 {
-	struct nlattr *fam = attrs[FASTTRACK_A_FAMILIES];
 	struct net_device *dev;
+	int err;
 
 	memset(f, 0, sizeof(*f));
-	f->families = __FASTTRACK_F_ALL;
-	if (fam) {
-		f->families = nla_get_u32(fam);
-		if (!f->families || (nla_get_u32(fam) & ~__FASTTRACK_F_ALL)) {
-			NL_SET_BAD_ATTR(extack, fam);
-			NL_SET_ERR_MSG_MOD(extack,
-					   "families must be FASTTRACK_F_IPV4, FASTTRACK_F_IPV6 or both");
-			return -EINVAL;
-		}
-	}
+	err = ft_nl_families(attrs[FASTTRACK_A_FAMILIES], extack, &f->families);
+	if (err)
+		return err;
 	if (!attrs[FASTTRACK_A_IFINDEX] && !attrs[FASTTRACK_A_IFNAME])
 		return 0;
 
 	rcu_read_lock();
-	if (attrs[FASTTRACK_A_IFINDEX]) {
-		dev = dev_get_by_index_rcu(net,
-					   nla_get_u32(attrs[FASTTRACK_A_IFINDEX]));
-		if (!dev) {
-			rcu_read_unlock();
-			NL_SET_BAD_ATTR(extack, attrs[FASTTRACK_A_IFINDEX]);
-			NL_SET_ERR_MSG_MOD(extack,
-					   "no device with this index in this network namespace");
-			return -ENODEV;
-		}
+	dev = ft_nl_dev_lookup(net, attrs, extack);
+	if (!IS_ERR(dev))
 		f->iif = dev->ifindex;
-	}
-	if (attrs[FASTTRACK_A_IFNAME]) {
-		dev = dev_get_by_name_rcu(net,
-					  nla_data(attrs[FASTTRACK_A_IFNAME]));
-		if (!dev || (f->iif && dev->ifindex != f->iif)) {
-			rcu_read_unlock();
-			NL_SET_BAD_ATTR(extack, attrs[FASTTRACK_A_IFNAME]);
-			if (dev)
-				NL_SET_ERR_MSG_MOD(extack,
-						   "FASTTRACK_A_IFINDEX and FASTTRACK_A_IFNAME name different devices");
-			else
-				NL_SET_ERR_MSG_MOD(extack,
-						   "no such device in this network namespace");
-			return dev ? -EINVAL : -ENODEV;
-		}
-		f->iif = dev->ifindex;
-	}
 	rcu_read_unlock();
-	return 0;
+	return PTR_ERR_OR_ZERO(dev);
 }
 
 struct ft_flow_dump {
