@@ -260,6 +260,7 @@ enum fasttrack_flow_attrs {
 
 /* Why a flow direction was removed (FASTTRACK_A_FLOW_REASON). */
 enum fasttrack_flow_reason {
+	FASTTRACK_REASON_UNSPEC,	/* never sent */
 	FASTTRACK_REASON_EXPIRED,	/* idle timeout */
 	FASTTRACK_REASON_TORN_DOWN,	/* TCP FIN or RST */
 	FASTTRACK_REASON_CT_GONE,	/* conntrack destroyed the connection */
@@ -269,6 +270,10 @@ enum fasttrack_flow_reason {
 	FASTTRACK_REASON_ROUTE,		/* route change */
 	FASTTRACK_REASON_NEIGH,		/* next hop neighbour unusable */
 	FASTTRACK_REASON_FLUSH,		/* FASTTRACK_CMD_FLUSH */
+
+	__FASTTRACK_REASON_MAX
 };
+
+#define FASTTRACK_REASON_MAX (__FASTTRACK_REASON_MAX - 1)
 
 #endif /* _UAPI_LINUX_FASTTRACK_H */
