@@ -14,6 +14,8 @@
 #              executed, so timings repeat run to run (benchmarks).
 #   --mem MB:  guest RAM (default 1536).
 #   --append S: more kernel command line.
+#   --initrd-extra F: a second cpio archive appended to the initramfs.
+#   --virtfs DIR: share DIR read-only over virtio-9p, mount tag "ftroot".
 # FT_TIMEOUT: seconds before a test boot is killed (default 3600).
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -22,6 +24,7 @@ word=${1:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
 outdir=${2:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
 shift 2
 tests= smp=1 accel=tcg mode=test icount=
+extra='' virtfs=''
 # FT_MEM, FT_APPEND: the defaults of --mem and --append (debug-kernel.sh, soak.sh).
 mem=${FT_MEM:-1536} append=${FT_APPEND:-}
 while [ $# -gt 0 ]; do
@@ -33,6 +36,8 @@ while [ $# -gt 0 ]; do
 	--icount) icount=1 ;;
 	--mem) mem=$2; shift ;;
 	--append) append=$2; shift ;;
+	--initrd-extra) extra=$2; shift ;;
+	--virtfs) virtfs=$2; shift ;;
 	*) die "boot.sh: unknown option $1" ;;
 	esac
 	shift
@@ -44,9 +49,17 @@ mkdir -p "$outdir"
 cmdline="console=ttyS0 panic=-1 log_buf_len=8M mitigations=off no_timer_check ft.mode=$mode"
 [ -z "$tests" ] || cmdline+=" ft.tests=$tests"
 [ -z "$append" ] || cmdline+=" $append"
+initrd=$OUT/initramfs/$KVER.cpio.gz
+if [ -n "$extra" ]; then
+	# The kernel unpacks concatenated archives one after the other.
+	cat "$initrd" "$extra" >"$outdir/initrd.cpio.gz"
+	initrd=$outdir/initrd.cpio.gz
+fi
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel "$accel" -smp "$smp"
 	-m "$mem" -nic none -display none -no-reboot
-	-kernel "$VMLINUZ" -initrd "$OUT/initramfs/$KVER.cpio.gz" -append "$cmdline")
+	-kernel "$VMLINUZ" -initrd "$initrd" -append "$cmdline")
+[ -z "$virtfs" ] ||
+	qemu+=(-virtfs "local,path=$virtfs,mount_tag=ftroot,security_model=none,readonly=on,multidevs=remap")
 
 [ -z "$icount" ] || qemu+=(-icount shift=2,sleep=off)
 

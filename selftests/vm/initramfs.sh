@@ -31,7 +31,8 @@ KMOD_LINKS="modprobe insmod rmmod lsmod depmod modinfo"
 # depends on. Builtin or absent ones are simply not there.
 MODULE_DIRS="net/netfilter net/ipv4/netfilter net/ipv6/netfilter net/sched net/bridge"
 # crc32c_generic: a soft dependency of libcrc32c (modules.dep omits those).
-MODULES="8021q veth tun dummy macvlan ifb ipv6 pktgen crc32c_generic"
+# 9p, overlay: dkms_install.sh mounts a root with DKMS in it (dkms-vm.sh).
+MODULES="8021q veth tun dummy macvlan ifb ipv6 pktgen crc32c_generic 9pnet_virtio 9p overlay virtio_pci"
 
 # copy_file SRC [DST]: copy into the root, following symlinks.
 copy_file() {

@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC3043,SC2154 # dash has local; lib_fastpath sets FPD_*
+# The user's install flow, end to end, in the guest (dkms-vm.sh boots it):
+# "make dkms-install" from the source tree, "modprobe fasttrack" loads the
+# module DKMS installed, "ftctl enable" and a TCP transfer that the fast
+# path forwards, then "make dkms-remove" leaves nothing behind.
+#
+# DKMS, make and gcc come from a Debian root shared read-only over 9p (the
+# host's own, or the sid chroot for 7.x), with a tmpfs overlay on top;
+# /lib/modules is the guest's own. /selftests/dkms.env (written by
+# dkms-vm.sh) says where in that root the kernel's headers are (KDIR).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_fastpath.sh"
+# shellcheck source=/dev/null # written by dkms-vm.sh
+. "$(dirname "$0")/dkms.env"
+
+require_cmd modprobe rmmod modinfo depmod chroot mount ftctl
+fp_init
+kver=$(uname -r)
+M=/lib/modules/$kver
+R=/mnt/root
+
+# ------------------------------------------------ the root with DKMS in it --
+for m in virtio_pci 9pnet_virtio 9p overlay; do
+	must modprobe "$m"
+done
+must busywait 10000 sh -c 'grep -qx ftroot /sys/bus/virtio/drivers/9pnet_virtio/virtio*/mount_tag'
+mkdir -p /mnt/lower /mnt/rw "$R"
+must mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 ftroot /mnt/lower
+defer umount /mnt/lower
+must mount -t tmpfs tmpfs /mnt/rw
+defer umount /mnt/rw
+mkdir -p /mnt/rw/upper /mnt/rw/work
+must mount -t overlay overlay -o lowerdir=/mnt/lower,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work "$R"
+defer umount -l "$R"
+for d in proc sys dev tmp; do
+	must mount -o bind "/$d" "$R/$d"
+	defer umount -l "$R/$d"
+done
+# The kernel's module tree is the guest's: what DKMS installs there is
+# what modprobe and the kernel's request_module see.
+mkdir -p "$R$M"
+must mount -o bind "$M" "$R$M"
+defer umount -l "$R$M"
+# bash's <(...), which dkms uses (remove --all reads its own status that
+# way, and quietly does nothing without it), needs /dev/fd; udev makes it
+# on a real system, the guest's bare devtmpfs lacks it.
+[ -e /dev/fd ] || must ln -s /proc/self/fd /dev/fd
+in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root "$@"; }
+ln -sfn "$KDIR" "$M/build"
+# 5.10's headers ask for gcc-10, which the bookworm root lacks (a bullseye
+# machine has it); gcc-12 stands in for it.
+cc=$(sed -n 's/^CC = .*(CROSS_COMPILE)\(gcc-[0-9]*\).*/\1/p' "$R$KDIR/.kernelvariables" 2>/dev/null)
+if [ -n "$cc" ] && ! in_root sh -c "command -v $cc" >/dev/null; then
+	log_info "$cc is not in the root: gcc-12 stands in for it"
+	must ln -s /usr/bin/gcc-12 "$R/usr/local/bin/$cc"
+fi
+
+# The harness put its own build under updates/: only DKMS's may load.
+ft_module_loaded && must rmmod fasttrack
+must rm -f "$M/updates/fasttrack.ko"
+must depmod -a
+check_fail "no fasttrack module before dkms install" "not found" modinfo fasttrack
+
+# ---------------------------------------------------------------- install --
+src=/tmp/fasttrack-src
+must cp -r /src/fasttrack "$R$src"
+out=$(in_root make -C "$src" dkms-install 2>&1)
+rc=$?
+check_eq "make dkms-install succeeds" 0 "$rc"
+[ "$rc" = 0 ] || { printf '%s\n' "$out"; cat "$R"/var/lib/dkms/fasttrack/*/build/make.log 2>/dev/null; ft_exit; }
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$R$src/dkms.conf")
+check "dkms status: fasttrack/$ver installed for $kver" \
+	sh -c "chroot $R dkms status fasttrack | grep -q '^fasttrack/$ver, $kver, .*: installed'"
+ko=$(modinfo -n fasttrack 2>/dev/null)
+check "modinfo finds DKMS's module under $M/updates/dkms" \
+	sh -c "case '$ko' in $M/updates/dkms/fasttrack.ko*) ;; *) exit 1 ;; esac"
+
+check "modprobe fasttrack" modprobe fasttrack
+check_eq "the loaded module is DKMS's version" "$ver" "$(cat /sys/module/fasttrack/version 2>/dev/null)"
+
+# ------------------------------------------- enable and an offloaded flow --
+fp_setup_stick
+fp_rand size 4194304 8388608
+file=$(fp_mkfile tcp4 "$size")
+fp_begin
+fp_tcp_transfer "IPv4 TCP upload" 4 "$file"
+fp_end
+fp_check_offload "IPv4 TCP upload" "$size" "$FPD_C2S" "$(fp_cdelta 4)"
+
+# ----------------------------------------------------------------- remove --
+check "rmmod fasttrack" rmmod fasttrack
+out=$(in_root make -C "$src" dkms-remove 2>&1)
+rc=$?
+check_eq "make dkms-remove succeeds" 0 "$rc"
+printf '%s\n' "$out" | sed 's/^/make dkms-remove: /'
+check_eq "nothing left in /var/lib/dkms/fasttrack, /usr/src/fasttrack-*" "" \
+	"$(ls -d "$R"/var/lib/dkms/fasttrack "$R"/usr/src/fasttrack-* 2>/dev/null)"
+check_eq "no fasttrack module left under $M" "" "$(find "$M" -name 'fasttrack.ko*')"
+check_fail "modprobe fasttrack fails after dkms remove" "not found" modprobe fasttrack
+
+check_dmesg_clean "no kernel warning through install, use and removal"
+fp_exit
