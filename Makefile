@@ -7,8 +7,12 @@ KDIR ?= /lib/modules/$(KERNELRELEASE_HOST)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-# Kernels the VM test suite boots; see selftests/vm/kernels.sh.
-KERNELS ?= 6.1 6.12
+# Kernels the VM test suite boots; see selftests/vm/kernels.sh (which also
+# knows 7.2: it joins the default once kmod/ builds for it).
+KERNELS ?= 5.10 6.1 6.12
+# Of those, the kernels make check also runs the DKMS install flow on, in
+# a guest (selftests/vm/dkms-vm.sh).
+DKMS_KERNELS ?= 6.1 6.12
 T ?=
 # make bench and make demo boot one kernel: 6.12 unless KERNELS is given.
 BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.12)
@@ -35,6 +39,7 @@ help:
 	@echo "make install         install the module (depmod) and ftctl"
 	@echo "make dkms-install    register, build and install with DKMS"
 	@echo "make dkms-test       a dkms add/build/install/remove round trip per kernel (host)"
+	@echo "make dkms-vm         the DKMS install flow, modprobe and a transfer, in a guest"
 
 module:
 	@test -d "$(KDIR)" || { echo "error: no kernel headers at $(KDIR)." \
@@ -55,6 +60,7 @@ ftctl:
 check:
 	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short)
 	bash selftests/vm/check.sh --kernels "$(KERNELS)" $(if $(T),--test "$(T)")
+	$(if $(T),,$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm))
 
 # The whole suite on a debug kernel (KASAN, kmemleak, lockdep, UBSAN...),
 # built once from linux-source-6.1 and cached; see selftests/vm/README-debug.md.
@@ -114,9 +120,14 @@ dkms-remove:
 
 # dkms.conf against each kernel's headers, in throwaway trees on the host
 # (7.x in the sid chroot); see selftests/vm/dkms-test.sh.
-.PHONY: dkms-test
+.PHONY: dkms-test dkms-vm
 dkms-test:
 	bash selftests/vm/dkms-test.sh --kernels "$(KERNELS)"
+
+# make dkms-install, modprobe, ftctl enable, an offloaded transfer and
+# make dkms-remove, in a guest per kernel; see selftests/vm/dkms-vm.sh.
+dkms-vm:
+	bash selftests/vm/dkms-vm.sh --kernels "$(filter $(KERNELS),$(DKMS_KERNELS))"
 
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
