@@ -27,6 +27,10 @@
 	ft_skip "the soak runs with make soak (SOAK_SECONDS on the guest's command line)"
 require_cmd iperf3 socat conntrack udpecho
 SOAK_SLAB_TOL_KB=${SOAK_SLAB_TOL_KB:-2048}
+# How long a client waits for its answers, in seconds. A guest on a host
+# with more busy guests than CPUs stalls for up to 9 s at a time (the
+# clock worker logs each stall); an answer that a stall delays is not lost.
+SOAK_WAIT=${SOAK_WAIT:-30}
 in_router() { ip netns exec "$NS_ROUTER" "$@"; }
 
 # ---------------------------------------------------------------- memory --
@@ -71,11 +75,17 @@ soak_server() {
 soak_setup() {
 	fp_setup_stick
 	must in_router ftctl set tcp-timeout 2 udp-timeout 2
-	# Closed connections leave conntrack quickly, so that its table (and
-	# the memory it holds) does not grow with the number of connections.
+	# Closed connections leave conntrack within SOAK_WAIT, so that its
+	# table (and the memory it holds) does not grow with the number of
+	# connections. Not sooner: after the client's FIN the entry is in
+	# FIN_WAIT, and the echo server's answer comes from user space; if a
+	# guest stall outlasts the entry, the answer meets no connection and
+	# the forward chain drops it (policy drop, "new" only from the client
+	# side). The same for a UDP answer. The fast path's own timeouts stay
+	# at 2 s.
 	for t in tcp_timeout_time_wait tcp_timeout_close tcp_timeout_fin_wait \
 		tcp_timeout_close_wait tcp_timeout_last_ack udp_timeout udp_timeout_stream; do
-		must in_router sysctl -qw "net.netfilter.nf_conntrack_$t=2"
+		must in_router sysctl -qw "net.netfilter.nf_conntrack_$t=$SOAK_WAIT"
 	done
 	fp_port TCP_PORT
 	fp_port UDP_PORT
@@ -84,14 +94,15 @@ soak_setup() {
 	# Echo servers, both families on one IPv6 socket each, and an iperf3
 	# server per family. (A process in a netns keeps it alive:
 	# soak_teardown kills them.)
-	# A TCP child waits up to 10 s (-t) for cat's answer after the
+	# A TCP child waits up to 30 s (-t) for cat's answer after the
 	# client's EOF; socat's default, 0.5 s, is less than a guest may stall
-	# on a busy host. UDP: selftests/udpecho.c, which does not fork.
+	# on a busy host (SOAK_WAIT). UDP: selftests/udpecho.c, which does not
+	# fork.
 	# The TCP server logs (-d -d) each connection it accepts and what
 	# its child does, for soak_server_log.
 	SOAK_SERVERS=
 	soak_server "$FP_TMP/tcp-server.log" \
-		socat -d -d -t 10 "TCP6-LISTEN:$TCP_PORT,fork,reuseaddr,ipv6only=0" EXEC:cat
+		socat -d -d -t "$SOAK_WAIT" "TCP6-LISTEN:$TCP_PORT,fork,reuseaddr,ipv6only=0" EXEC:cat
 	soak_server "$FP_TMP/udp-server.log" udpecho -s "$UDP_PORT"
 	soak_server /dev/null iperf3 -s -p "$IPERF4_PORT"
 	soak_server /dev/null iperf3 -s -p "$IPERF6_PORT"
@@ -190,8 +201,8 @@ worker_tcp() {
 		dst=$(fp_sockaddr "$(fp_server_ip "$fam")" "$TCP_PORT")
 		want=$(seq "$n" | tr -d '\n' | wc -c)
 		t0=$(now_ms)
-		got=$(seq "$n" | ip netns exec "$NS_CLIENT" timeout 20 \
-			socat -d -d -t 10 - "TCP$fam:$dst" 2>"$FP_TMP/tcp.err" | tr -d '\n' | wc -c)
+		got=$(seq "$n" | ip netns exec "$NS_CLIENT" timeout $((2 * SOAK_WAIT)) \
+			socat -d -d -t "$SOAK_WAIT" - "TCP$fam:$dst" 2>"$FP_TMP/tcp.err" | tr -d '\n' | wc -c)
 		if [ "$got" -eq "$want" ]; then
 			ok=$((ok + 1))
 		else
@@ -216,10 +227,10 @@ worker_udp() {
 		dst=$(fp_server_ip "$fam")
 		# Five datagrams from one socket, one connection: the first
 		# answer lets the flow be offloaded, the others may take the
-		# fast path. The answers may take up to 10 s.
+		# fast path. The answers may take up to SOAK_WAIT.
 		t0=$(now_ms)
-		if out=$(ip netns exec "$NS_CLIENT" timeout 30 \
-			udpecho -c "$dst" "$UDP_PORT" 5 10000 2>&1); then
+		if out=$(ip netns exec "$NS_CLIENT" timeout $((2 * SOAK_WAIT)) \
+			udpecho -c "$dst" "$UDP_PORT" 5 $((SOAK_WAIT * 1000)) 2>&1); then
 			ok=$((ok + 1))
 		else
 			failed=$((failed + 1))
