@@ -414,6 +414,8 @@ def main():
     ap.add_argument("--wall", default=None)
     ap.add_argument("--cpu", default="", help="WORD=SECONDS,...: the guests' CPU time")
     ap.add_argument("--command", default="make bench")
+    ap.add_argument("--readme", default=None,
+                    help="a file whose bench:begin/bench:end block gets the tables and chart")
     ap.add_argument("logs", nargs="+")
     a = ap.parse_args()
     report = {
@@ -455,7 +457,23 @@ def main():
     with open(os.path.join(a.outdir, "results.md"), "w") as f:
         f.write(md)
     chart(report, a.outdir)
+    if a.readme:
+        update_readme(a.readme, md)
     print(md)
+
+
+def update_readme(path, md):
+    """Put the tables and the chart between the README's bench markers."""
+    begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+    with open(path) as f:
+        text = f.read()
+    if begin not in text or end not in text:
+        sys.exit("report.py: %s has no %s ... %s block" % (path, begin, end))
+    head, rest = text.split(begin, 1)
+    tail = rest.split(end, 1)[1]
+    block = "%s\n%s\n![IPv4 and IPv6 per path](bench/results.png)\n%s" % (begin, md.rstrip("\n"), end)
+    with open(path, "w") as f:
+        f.write(head + block + tail)
 
 
 if __name__ == "__main__":
