@@ -10,6 +10,7 @@
  * truth: the entry holds a reference to it and dies with it.
  */
 #include <linux/if_arp.h>
+#include <linux/netfilter_ipv4.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ip6_route.h>
