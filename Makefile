@@ -7,12 +7,11 @@ KDIR ?= /lib/modules/$(KERNELRELEASE_HOST)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-# Kernels the VM test suite boots; see selftests/vm/kernels.sh (which also
-# knows 7.2: it joins the default once kmod/ builds for it).
-KERNELS ?= 5.10 6.1 6.12
+# Kernels the VM test suite boots; see selftests/vm/kernels.sh.
+KERNELS ?= 5.10 6.1 6.12 7.2
 # Of those, the kernels make check also runs the DKMS install flow on, in
 # a guest (selftests/vm/dkms-vm.sh).
-DKMS_KERNELS ?= 6.1 6.12
+DKMS_KERNELS ?= 5.10 6.1 6.12 7.2
 T ?=
 # make bench and make demo boot one kernel: 6.12 unless KERNELS is given.
 BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.12)
