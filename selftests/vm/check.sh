@@ -78,6 +78,7 @@ kernel_job() {
 	FT_TAG=$word log "booting: $(wc -w <<<"$tests") tests"
 	bash "$VM_DIR/boot.sh" "$word" "$dir" --tests "${tests// /,}" </dev/null || rc=$?
 	echo "$rc" >"$dir/rc"
+	echo $((SECONDS - start)) >"$dir/seconds"
 	FT_TAG=$word log "guest finished after $((SECONDS - start)) s"
 	[ "${SMP:-0}" = 1 ] || return 0
 	rc=0
@@ -94,6 +95,9 @@ done
 wait
 
 passed=0 failed=0 skipped=0
+# A Markdown table of the kernels, for the README's "Kernels tested".
+table="| kernel | release | Debian version | passed | failed | wall time |
+| --- | --- | --- | ---: | ---: | ---: |"
 for run in $runs; do
 	dir=$OUT/run/$run
 	expect=$tests
@@ -103,6 +107,10 @@ for run in $runs; do
 	sed '$d' <<<"$report"
 	read -r _ p f s <<<"$(tail -n 1 <<<"$report")"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	env=$CACHE/kernels/${run%-smp}/env
+	table+=$'\n'"| $run | $(sed -n 's/^KVER=//p' "$env" 2>/dev/null) |"
+	table+=" $(sed -n 's/^PKG_VERSION=//p' "$env" 2>/dev/null) | $p | $f |"
+	table+=" $(cat "$dir/seconds" 2>/dev/null || echo '?') s |"
 	if [ "$f" -gt 0 ]; then
 		keep=$CACHE/logs/$run-$stamp.log
 		for part in prepare.log console.log ktap.log; do
@@ -113,6 +121,7 @@ for run in $runs; do
 	fi
 done
 
+echo "$table"
 summary="$passed passed, $failed failed"
 [ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
 echo "$summary"
