@@ -21,7 +21,9 @@
 # two streams take the whole vCPU, and the test's own fault loop (and its
 # checks) would barely run while they do. 25 s leaves the fault loop its
 # rounds even when a loaded host stalls the guest for several seconds.
-FAULT_SECONDS=${FAULT_SECONDS:-25}
+# A slow kernel (FT_SLOWDOWN, lib.sh) needs as much longer to show the
+# streams in the fast path, so they run that much longer.
+FAULT_SECONDS=${FAULT_SECONDS:-$((25 * FT_SLOWDOWN))}
 FAULT_RATE=${FAULT_RATE:-30M}
 
 # lib.sh's list, plus lockdep's and RCU's own words, debugobjects, a slab
@@ -98,11 +100,11 @@ fault_fast_bytes() {
 }
 fault_fast_ge() { [ "$(fault_fast_bytes "$1" "$2")" -ge "$3" ]; }
 
-# fault_poll TIMEOUT_MS CMD...: busywait at a slower pace, for a CMD that
-# costs a few processes, so that the polling does not take the CPU away from
-# the streams it watches.
+# fault_poll TIMEOUT_MS CMD...: busywait (TIMEOUT_MS times FT_SLOWDOWN) at a
+# slower pace, for a CMD that costs a few processes, so that the polling
+# does not take the CPU away from the streams it watches.
 fault_poll() {
-	local timeout=$1 start
+	local timeout=$(($1 * FT_SLOWDOWN)) start
 	shift
 	start=$(now_ms)
 	until "$@"; do
