@@ -128,10 +128,27 @@ fault_wait_offload() {
 		else
 			fail "IPv$fam stream runs in the fast path ($dev)" \
 				"fast-path bytes on $dev: $base, then $(fault_fast_bytes "$dev" "$fam")" \
-				"ftctl -j stats: $(in_router ftctl -j stats 2>&1)"
+				"ftctl -j stats: $(in_router ftctl -j stats 2>&1)" \
+				"$(fault_why_slow "$fam")"
 		fi
 	done
 	log_info "the fast path carries both at $(fault_t)"
+}
+
+# fault_why_slow FAMILY: what the router knows of a stream that did not
+# show in the fast path: is its client alive, its connections, neighbours
+# and cached flows.
+# shellcheck disable=SC2154 # FAULT_PID_* are set by eval
+fault_why_slow() {
+	local pid
+	eval "pid=\$FAULT_PID_v$1"
+	echo "client of the IPv$1 stream: $(fp_alive "$pid" && echo running || echo gone)"
+	echo "router conntrack -f ipv$1:"
+	in_router conntrack -L -f "ipv$1" 2>&1 | head -n 8
+	echo "router neighbours (IPv$1):"
+	in_router ip -"$1" neigh show 2>&1
+	echo "ftctl flows:"
+	in_router ftctl flows 2>&1 | head -n 8
 }
 
 # fault_bytes NAME: the bytes the server received, from the client's report.
