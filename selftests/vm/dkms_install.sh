@@ -34,7 +34,9 @@ defer umount /mnt/rw
 mkdir -p /mnt/rw/upper /mnt/rw/work
 must mount -t overlay overlay -o lowerdir=/mnt/lower,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work "$R"
 defer umount -l "$R"
-for d in proc sys dev tmp; do
+# Not /tmp: the headers may live under the host's /tmp (a clone there),
+# and the overlay keeps the root's /tmp writable anyway.
+for d in proc sys dev; do
 	must mount -o bind "/$d" "$R/$d"
 	defer umount -l "$R/$d"
 done
