@@ -385,9 +385,9 @@ static void ft_gc_work(struct work_struct *work)
 {
 	struct ft_net *fn = container_of(to_delayed_work(work), struct ft_net,
 					 gc_work);
-
 	unsigned long budget;
 
+	/* A slice such that a pass takes FT_GC_SWEEP at most. */
 	budget = (unsigned long)atomic_read(&fn->nflows) * FT_GC_INTERVAL /
 		 FT_GC_SWEEP;
 	budget = max_t(unsigned long, budget, FT_GC_MIN_BATCH);
