@@ -107,18 +107,11 @@ for run in $runs; do
 	sed '$d' <<<"$report"
 	read -r _ p f s <<<"$(tail -n 1 <<<"$report")"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	env=$CACHE/kernels/${run%-smp}/env
+	env=$(kernel_env "${run%-smp}")
 	table+=$'\n'"| $run | $(sed -n 's/^KVER=//p' "$env" 2>/dev/null) |"
 	table+=" $(sed -n 's/^PKG_VERSION=//p' "$env" 2>/dev/null) | $p | $f |"
 	table+=" $(cat "$dir/seconds" 2>/dev/null || echo '?') s |"
-	if [ "$f" -gt 0 ]; then
-		keep=$CACHE/logs/$run-$stamp.log
-		for part in prepare.log console.log ktap.log; do
-			echo "==== $part"
-			cat "$dir/$part" 2>/dev/null || true
-		done >"$keep"
-		echo "[$run]  log: $keep"
-	fi
+	[ "$f" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/$run-$stamp.log"
 done
 
 echo "$table"

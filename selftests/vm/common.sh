@@ -24,3 +24,14 @@ load_kernel() {
 	# shellcheck disable=SC1090
 	. "$env"
 }
+
+# keep_logs RUNDIR FILE: a failed run's prepare, console and KTAP logs, in
+# one file that outlives the run dir; says where.
+keep_logs() {
+	local part
+	for part in prepare.log console.log ktap.log; do
+		echo "==== $part"
+		cat "$1/$part" 2>/dev/null || true
+	done >"$2"
+	echo "[$(basename "$1")]  log: $2"
+}

@@ -83,14 +83,7 @@ for word in $kernels; do
 	sed '$d' <<<"$report"
 	read -r _ p f s <<<"$(tail -n 1 <<<"$report")"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	if [ "$f" -gt 0 ]; then
-		keep=$CACHE/logs/dkms-$word-$(date +%Y%m%d-%H%M%S).log
-		for part in prepare.log console.log ktap.log; do
-			echo "==== $part"
-			cat "$dir/$part" 2>/dev/null || true
-		done >"$keep"
-		echo "[$word]  log: $keep"
-	fi
+	[ "$f" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/dkms-$word-$(date +%Y%m%d-%H%M%S).log"
 done
 echo "$passed passed, $failed failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
