@@ -14,7 +14,9 @@
 # Each invocation works in its own $FT_OUT (under $CACHE/out/, removed at
 # the end), so concurrent runs in one tree do not collide.
 # Environment: SMP=1 adds a 2-vCPU load/unload smoke boot per kernel;
-# FT_TIMEOUT is the limit in seconds for one boot (default 3600).
+# FT_TIMEOUT is the limit in seconds for one boot (default 3600);
+# FT_JOBS is how many kernels run at once (default: the host's CPUs, as
+# a TCG guest keeps one CPU busy and the tests' waits assume it gets one).
 set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 # The whole script is one block, read before it runs: editing this file
@@ -86,15 +88,18 @@ kernel_job() {
 	echo "$rc" >"$smp/rc"
 }
 
-runs=''
+runs='' jobs=${FT_JOBS:-$(nproc)}
 for word in $kernels; do
+	while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do
+		wait -n || true
+	done
 	kernel_job "$word" &
 	runs+=" $word"
 	[ "${SMP:-0}" != 1 ] || runs+=" $word-smp"
 done
 wait
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 failures='' fails=''
 # A Markdown table of the kernels, for the README's "Kernels tested".
 table="| kernel | release | Debian version | passed | failed | wall time |
 | --- | --- | --- | ---: | ---: | ---: |"
@@ -112,9 +117,15 @@ for run in $runs; do
 	table+=" $(sed -n 's/^PKG_VERSION=//p' "$env" 2>/dev/null) | $p | $f |"
 	table+=" $(cat "$dir/seconds" 2>/dev/null || echo '?') s |"
 	[ "$f" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/$run-$stamp.log"
+	# Each failure and its first failed checks, repeated at the end where
+	# a truncated CI log still shows them.
+	fails=$(awk '/^\[.*\]  FAIL / { print; n = 0; next }
+		/\[FAIL\]$/ && n < 3 { print; n++ }' <<<"$report")
+	[ -z "$fails" ] || failures+=$fails$'\n'
 done
 
 echo "$table"
+[ -z "$failures" ] || printf 'failed:\n%s' "$failures"
 summary="$passed passed, $failed failed"
 [ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
 echo "$summary"
