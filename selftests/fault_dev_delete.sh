@@ -25,7 +25,7 @@ for side in ingress egress; do
 	else
 		dev=$ROUTER_SERVER_DEV vid=2222 ip4=$ROUTER_SERVER_IP4 ip6=$ROUTER_SERVER_IP6
 	fi
-	fault_streams_start 10
+	fault_streams_start "$FAULT_SHORT"
 	fault_wait_offload
 	check "$side: delete $dev mid-stream" ip -n "$NS_ROUTER" link del "$dev"
 	check_output "$side: $dev is gone from ftctl show" absent ft_state "$NS_ROUTER" "$dev"

@@ -67,8 +67,8 @@ check_ge "flows followed the route changes (route_changed)" "$(fp_stat route_cha
 must in_router ip route replace "$SVC4/32" via "$ALT4"
 must in_router ip -6 route replace "$SVC6/128" via "$ALT6"
 rx0=$(alt_rx)
-fault_stream_start v4 4 "$SVC4" 8
-fault_stream_start v6 6 "$SVC6" 8
+fault_stream_start v4 4 "$SVC4" "$FAULT_SHORT"
+fault_stream_start v6 6 "$SVC6" "$FAULT_SHORT"
 fault_wait_offload
 check_ge "the streams take the second next hop" $(($(alt_rx) - rx0)) 100000
 check "move the route back to the first next hop" in_router ip route replace "$SVC4/32" via "$SERVER_IP4"

@@ -35,7 +35,7 @@ fault_streams_check "enable/disable in a loop"
 check_output "both devices enabled for both families at the end" "ipv4=true ipv6=true" \
 	ft_state "$NS_ROUTER" "$ROUTER_CLIENT_DEV"
 # And the fast path still works: a new pair of streams is offloaded.
-fault_streams_start 5
+fault_streams_start "$FAULT_SHORT"
 fault_wait_offload
 fault_streams_check "after the toggling"
 fault_check_drained

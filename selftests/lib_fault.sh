@@ -25,6 +25,10 @@
 # streams in the fast path, so they run that much longer.
 FAULT_SECONDS=${FAULT_SECONDS:-$((25 * FT_SLOWDOWN))}
 FAULT_RATE=${FAULT_RATE:-30M}
+# A stream that only shows the path still works after a fault. It must
+# outlast its own start and fault_wait_offload on a loaded host, which a
+# fixed 5 s did not.
+FAULT_SHORT=${FAULT_SHORT:-$((15 * FT_SLOWDOWN))}
 
 # lib.sh's list, plus lockdep's and RCU's own words, debugobjects, a slab
 # cache destroyed with objects, and a device whose references leaked.
