@@ -7,6 +7,9 @@
  *   ftinject --list SPEC           the case names that apply to SPEC
  *   ftinject --dump DIR SPEC       write each frame's L3 bytes to files in DIR
  *                                  (the fuzz seeds: FAMILY-L4-NAME.N)
+ *   ftinject IFNAME SPEC --probe-seq
+ *                                  print "SEQ ACK", the TCP connection's next
+ *                                  sequence numbers from --src and from --dst
  *
  * SPEC:
  *   --dst-mac M --src-mac M   Ethernet addresses (router, client)
@@ -23,6 +26,13 @@
  * from --src to --dst the same way and waits for the reply: every frame sent
  * before it has been handled by then. It exits 3 when the reply does not
  * come within --fence-ms (3000).
+ *
+ * --probe-seq sends a pure ACK far outside the receive window, which the
+ * peer answers with a duplicate ACK (RFC 793) that carries both numbers.
+ * Injected TCP segments then sit at a known place relative to the real
+ * connection: conntrack judges an RST by its sequence number against the
+ * peer's last ACK, which with a fixed --seq is a coin flip on the random
+ * initial sequence number.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -872,39 +882,27 @@ static void fence_build(const struct spec *s, struct frame *f, uint16_t id)
 	emit(&p, f, icmp, sizeof(icmp), 0, 0);
 }
 
-/* Is @b an echo reply for @id from the spec's destination? */
-static bool is_reply(const struct spec *s, const uint8_t *b, int len, uint16_t id)
+/* The offset of a received frame's L3 header, past any in-band tags. */
+static int l3_offset(const uint8_t *b, int len)
 {
 	int n = 12;
 
 	while (n + 4 <= len && (b[n] << 8 | b[n + 1]) != ETH_P_IP &&
 	       (b[n] << 8 | b[n + 1]) != ETH_P_IPV6)
-		n += 4;		/* in-band tags */
-	n += 2;
-	if (!s->v6) {
-		const uint8_t *ip = b + n;
-		int hl;
-
-		if (len < n + 20 || ip[9] != IPPROTO_ICMP || memcmp(ip + 12, s->dst, 4))
-			return false;
-		hl = (ip[0] & 15) * 4;
-		return len >= n + hl + 8 && ip[hl] == 0 &&
-		       (ip[hl + 4] << 8 | ip[hl + 5]) == id;
-	}
-	if (len < n + 48 || b[n + 6] != IPPROTO_ICMPV6 || memcmp(b + n + 8, s->dst, 16))
-		return false;
-	return b[n + 40] == 129 && (b[n + 44] << 8 | b[n + 45]) == id;
+		n += 4;
+	return n + 2;
 }
 
-static int fence(const struct run *r, int timeout_ms)
+/*
+ * Receive frames on the socket until @match takes one (0), or for
+ * @timeout_ms (-1).
+ */
+static int recv_until(const struct run *r, int timeout_ms,
+		      bool (*match)(const uint8_t *b, int len, void *ctx), void *ctx)
 {
-	uint16_t id = (getpid() ^ time(NULL)) & 0xffff;
 	struct timespec t0, t;
-	struct frame f;
 	uint8_t b[FRAME_MAX];
 
-	fence_build(r->s, &f, id);
-	send_frame(r, &f);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
@@ -920,9 +918,114 @@ static int fence(const struct run *r, int timeout_ms)
 		n = recvfrom(r->fd, b, sizeof(b), 0, (struct sockaddr *)&from, &fl);
 		if (n < 0 || from.sll_pkttype == PACKET_OUTGOING)
 			continue;
-		if (is_reply(r->s, b, n, id))
+		if (match(b, n, ctx))
 			return 0;
 	}
+}
+
+struct answer {
+	const struct spec *s;
+	uint16_t id;		/* the fence's echo id */
+	uint32_t seq, ack;	/* the probe's answer */
+};
+
+/* Is @b an echo reply for the fence's id from the spec's destination? */
+static bool is_reply(const uint8_t *b, int len, void *ctx)
+{
+	const struct answer *a = ctx;
+	const struct spec *s = a->s;
+	int n = l3_offset(b, len);
+
+	if (!s->v6) {
+		const uint8_t *ip = b + n;
+		int hl;
+
+		if (len < n + 20 || ip[9] != IPPROTO_ICMP || memcmp(ip + 12, s->dst, 4))
+			return false;
+		hl = (ip[0] & 15) * 4;
+		return len >= n + hl + 8 && ip[hl] == 0 &&
+		       (ip[hl + 4] << 8 | ip[hl + 5]) == a->id;
+	}
+	if (len < n + 48 || b[n + 6] != IPPROTO_ICMPV6 || memcmp(b + n + 8, s->dst, 16))
+		return false;
+	return b[n + 40] == 129 && (b[n + 44] << 8 | b[n + 45]) == a->id;
+}
+
+static int fence(const struct run *r, int timeout_ms)
+{
+	struct answer a = { .s = r->s, .id = (getpid() ^ time(NULL)) & 0xffff };
+	struct frame f;
+
+	fence_build(r->s, &f, a.id);
+	send_frame(r, &f);
+	return recv_until(r, timeout_ms, is_reply, &a);
+}
+
+/* ---------------------------------------------------------- seq probe -- */
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
+
+/*
+ * Is @b an ACK from the spec's destination port back to its source? Keeps
+ * its sequence and acknowledgement numbers.
+ */
+static bool is_tcp_answer(const uint8_t *b, int len, void *ctx)
+{
+	struct answer *a = ctx;
+	const struct spec *s = a->s;
+	int n = l3_offset(b, len);
+	const uint8_t *l4;
+
+	if (!s->v6) {
+		if (len < n + 20 || b[n + 9] != IPPROTO_TCP ||
+		    memcmp(b + n + 12, s->dst, 4) || memcmp(b + n + 16, s->src, 4))
+			return false;
+		l4 = b + n + (b[n] & 15) * 4;
+	} else {
+		if (len < n + 40 || b[n + 6] != IPPROTO_TCP ||
+		    memcmp(b + n + 8, s->dst, 16) || memcmp(b + n + 24, s->src, 16))
+			return false;
+		l4 = b + n + 40;
+	}
+	if (l4 + 20 > b + len || (l4[0] << 8 | l4[1]) != s->dport ||
+	    (l4[2] << 8 | l4[3]) != s->sport || !(l4[13] & 0x10))
+		return false;
+	a->seq = get32(l4 + 4);
+	a->ack = get32(l4 + 8);
+	return true;
+}
+
+/*
+ * Three tries, each at another sequence number (one could fall in the
+ * window) and after the peer's limit of one out-of-window answer per
+ * 500 ms (tcp_invalid_ratelimit).
+ */
+static int probe_seq(const struct run *r, int timeout_ms)
+{
+	struct spec s = *r->s;
+	struct answer a = { .s = &s };
+	int try;
+
+	for (try = 0; try < 3; try++) {
+		struct frame f;
+		struct pkt p;
+
+		s.seq = r->s->seq + try * 0x55555555u;
+		pkt_init(&p, &s);
+		p.tcp_flags = 0x10;	/* ACK */
+		p.payload = 0;
+		build(&p, &f);
+		send_frame(r, &f);
+		if (!recv_until(r, timeout_ms / 3, is_tcp_answer, &a)) {
+			/* The peer's next byte from us, and its own. */
+			printf("%u %u\n", a.ack, a.seq);
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /* ------------------------------------------------------------- option -- */
@@ -951,6 +1054,7 @@ static void usage(FILE *fp)
 	fputs("usage: ftinject IFNAME SPEC --case NAME[,NAME...]|all [--fence] [--fence-ms N]\n"
 	      "       ftinject --list SPEC\n"
 	      "       ftinject --dump DIR SPEC\n"
+	      "       ftinject IFNAME SPEC --probe-seq [--fence-ms N]\n"
 	      "SPEC: --dst-mac M --src-mac M [--vlan [TPID:]ID]... [--alt-vlan ID]\n"
 	      "      --proto ipv4|ipv6 --l4 tcp|udp --src A --dst B --sport N --dport N\n"
 	      "      [--ttl N] [--payload N] [--id N] [--seq N] [--ack N]\n", fp);
@@ -969,6 +1073,7 @@ int main(int argc, char **argv)
 		{ "ack", 1, NULL, 'k' }, { "case", 1, NULL, 'c' },
 		{ "fence", 0, NULL, 'f' }, { "fence-ms", 1, NULL, 'F' },
 		{ "list", 0, NULL, 'L' }, { "dump", 1, NULL, 'u' },
+		{ "probe-seq", 0, NULL, 'Q' },
 		{ "help", 0, NULL, 'h' }, { NULL }
 	};
 	struct spec s = {
@@ -976,7 +1081,7 @@ int main(int argc, char **argv)
 		.seq = 0x46540000, .ack = 0x46540000, .l4 = IPPROTO_TCP,
 	};
 	const char *src = NULL, *dst = NULL, *only = NULL, *ifname = NULL;
-	int list = 0, do_fence = 0, fence_ms = 3000, o;
+	int list = 0, do_fence = 0, fence_ms = 3000, probe = 0, o;
 	struct run r = { .s = &s, .fd = -1 };
 	char *colon;
 
@@ -1021,6 +1126,7 @@ int main(int argc, char **argv)
 		case 'F': fence_ms = parse_num(optarg, 1, 600000, "timeout"); break;
 		case 'L': list = 1; break;
 		case 'u': r.dump_dir = optarg; break;
+		case 'Q': probe = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1042,7 +1148,7 @@ int main(int argc, char **argv)
 		r.only = "all";
 		return for_each_case(&s, run_case, &r);
 	}
-	if (optind != argc - 1 || !only) {
+	if (optind != argc - 1 || (!only && !probe) || (probe && s.l4 != IPPROTO_TCP)) {
 		usage(stderr);
 		return 2;
 	}
@@ -1063,6 +1169,12 @@ int main(int argc, char **argv)
 
 		if (bind(r.fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
 			die("bind %s: %s", ifname, strerror(errno));
+	}
+	if (probe) {
+		if (!probe_seq(&r, fence_ms))
+			return 0;
+		fprintf(stderr, "ftinject: no TCP answer from %s within %d ms\n", dst, fence_ms);
+		return 3;
 	}
 	for_each_case(&s, run_case, &r);
 	if (!r.sent)
