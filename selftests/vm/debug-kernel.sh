@@ -21,10 +21,11 @@
 # initramfs and boots it.
 #
 # The run: check.sh with more guest memory (KASAN's shadow) and a long
-# timeout (FT_TIMEOUT, default 5400 s), in FT_SHARDS guests at once. Any failed test fails the run, and
-# so does any splat on the console (ktap.sh greps FT_SPLAT_RE). The guest's
-# init scans kmemleak after the tests and prints its report on the console,
-# so an "unreferenced object" fails the run too.
+# timeout (FT_TIMEOUT, default 5400 s), in FT_SHARDS guests at once. Any
+# failed test fails the run, and so does any splat on the console
+# (ktap.sh greps FT_SPLAT_RE). The guest's init scans kmemleak after the
+# tests and prints its report on the console, so an "unreferenced object"
+# fails the run too.
 set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 FT_TAG=debug
@@ -135,6 +136,7 @@ build() {
 run_shards() {
 	local n=${FT_SHARDS:-$(nproc)} i=0 t dir rc=0 p f passed=0 failed=0
 	local -a part
+	[ "$n" -ge 1 ] 2>/dev/null || die "FT_SHARDS must be a number of guests, 1 or more"
 	for t in $(tr ',' ' ' <<<"$1"); do
 		part[i % n]+="$t,"
 		i=$((i + 1))
