@@ -5,7 +5,7 @@
 # usage: check.sh [--kernels "6.1 6.12"] [--test NAME[,NAME]] [--shell]
 #
 # Installs host packages (deps.sh) and builds ftctl and the selftests'
-# helpers (tools.sh). Then per kernel, in parallel: fetch it (kernels.sh),
+# helpers (tools.sh). Then per kernel, FT_JOBS at once: fetch it (kernels.sh),
 # build fasttrack.ko (build.sh), pack the initramfs (initramfs.sh), boot it
 # once to run all selected tests (boot.sh), and judge the guest's KTAP
 # (ktap.sh). Prints one line per test and kernel, keeps the logs of a failed
@@ -88,11 +88,9 @@ kernel_job() {
 	echo "$rc" >"$smp/rc"
 }
 
-runs='' jobs=${FT_JOBS:-$(nproc)}
+runs=''
 for word in $kernels; do
-	while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do
-		wait -n || true
-	done
+	wait_for_slot
 	kernel_job "$word" &
 	runs+=" $word"
 	[ "${SMP:-0}" != 1 ] || runs+=" $word-smp"

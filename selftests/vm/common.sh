@@ -25,6 +25,15 @@ load_kernel() {
 	. "$env"
 }
 
+# wait_for_slot: block until fewer than FT_JOBS (default: the host's CPUs)
+# background jobs of this shell run. A TCG guest keeps one CPU busy, and
+# the tests' waits assume that it gets one.
+wait_for_slot() {
+	while [ "$(jobs -pr | wc -l)" -ge "${FT_JOBS:-$(nproc)}" ]; do
+		wait -n || true
+	done
+}
+
 # keep_logs RUNDIR FILE: a failed run's prepare, console and KTAP logs, in
 # one file that outlives the run dir; says where.
 keep_logs() {

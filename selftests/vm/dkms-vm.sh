@@ -72,6 +72,7 @@ job() {
 }
 
 for word in $kernels; do
+	wait_for_slot
 	FT_TAG=$word job "$word" &
 done
 wait
