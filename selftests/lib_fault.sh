@@ -188,14 +188,16 @@ fault_stream_stop() {
 }
 
 # fault_loop DESC MIN CMD...: run CMD over and over while either stream
-# runs; a CMD that fails is reported with its output, and the loop must
-# have run at least MIN times, so the fault happened mid-stream.
-# FAULT_ITER is the number of rounds.
+# runs, and, when FAULT_LOOP_UNTIL is set, until that time (now_ms); a CMD
+# that fails is reported with its output, and the loop must have run at
+# least MIN times, so the fault happened mid-stream. FAULT_ITER is the
+# number of rounds.
 fault_loop() {
 	local desc=$1 min=$2 errs=0 out first=
 	shift 2
 	FAULT_ITER=0
 	while fault_streams_any; do
+		[ -z "${FAULT_LOOP_UNTIL:-}" ] || [ "$(now_ms)" -lt "$FAULT_LOOP_UNTIL" ] || break
 		if ! out=$("$@" 2>&1); then
 			errs=$((errs + 1))
 			[ -n "$first" ] || first="command: $(quote "$@")
