@@ -334,9 +334,18 @@ fp_bg_wait() {
 		pass "$desc"
 		return 0
 	fi
-	fail "$desc" "command: $(cat "$FP_TMP/$name.cmd")" \
-		"exit $rc, output:" "$(cat "$FP_TMP/$name.out")"
+	fail "$desc" "exit $rc$(fp_why_exit "$rc" "$FP_TMP/$name.out")" \
+		"command: $(cat "$FP_TMP/$name.cmd")" "output:" "$(cat "$FP_TMP/$name.out")"
 	return 1
+}
+
+# fp_why_exit RC OUTPUT: what a failed command's exit status and output say,
+# in a few words: timeout(1)'s watchdog, or iperf3's own error.
+fp_why_exit() {
+	local why
+	[ "$1" -ne 124 ] || why="the timeout watchdog ended it"
+	why="${why:-}$(jq -r '.error // empty' "$2" 2>/dev/null | sed 's/^/; iperf3: /')"
+	[ -z "$why" ] || echo " (${why#; })"
 }
 
 # ------------------------------------------------------------ transfers --

@@ -115,10 +115,12 @@ for run in $runs; do
 	table+=" $(sed -n 's/^PKG_VERSION=//p' "$env" 2>/dev/null) | $p | $f |"
 	table+=" $(cat "$dir/seconds" 2>/dev/null || echo '?') s |"
 	[ "$f" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/$run-$stamp.log"
-	# Each failure and its first failed checks, repeated at the end where
-	# a truncated CI log still shows them.
-	fails=$(awk '/^\[.*\]  FAIL / { print; n = 0; next }
-		/\[FAIL\]$/ && n < 3 { print; n++ }' <<<"$report")
+	# Each failure, its first failed checks and the first lines of their
+	# details, repeated at the end where a truncated CI log still shows them.
+	fails=$(awk '/^\[.*\]  FAIL / { print; n = 0; d = 0; next }
+		/\[FAIL\]$/ { d = 0; if (n++ < 3) { print; d = 2 }; next }
+		d > 0 && /^ +\| \t/ { print; d--; next }
+		{ d = 0 }' <<<"$report")
 	[ -z "$fails" ] || failures+=$fails$'\n'
 done
 
