@@ -97,6 +97,24 @@ static struct net_device *ft_nl_dev(struct genl_info *info)
 	return dev;
 }
 
+/* The enabled device a request names; the caller holds RTNL. */
+static struct ft_dev *ft_nl_enabled_dev(struct ft_net *fn,
+					struct genl_info *info)
+{
+	struct net_device *dev = ft_nl_dev(info);
+	struct ft_dev *fd;
+
+	if (IS_ERR(dev))
+		return ERR_CAST(dev);
+	fd = ft_dev_find(fn, dev);
+	if (!fd) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "fasttrack is not enabled on this device");
+		return ERR_PTR(-ENOENT);
+	}
+	return fd;
+}
+
 /* FASTTRACK_A_FAMILIES, or both families when it is absent. */
 static int ft_nl_families(struct nlattr *attr, struct netlink_ext_ack *extack,
 			  u8 *families)
@@ -146,7 +164,6 @@ static int ft_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
 static int ft_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ft_net *fn = ft_net(genl_info_net(info));
-	struct net_device *dev;
 	struct ft_dev *fd;
 	u8 families;
 	int err;
@@ -157,20 +174,11 @@ static int ft_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 		return err;
 
 	rtnl_lock();
-	dev = ft_nl_dev(info);
-	if (IS_ERR(dev)) {
-		err = PTR_ERR(dev);
-		goto out;
-	}
-	fd = ft_dev_find(fn, dev);
-	if (!fd) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "fasttrack is not enabled on this device");
-		err = -ENOENT;
-		goto out;
-	}
-	err = ft_dev_disable(fn, fd, families);
-out:
+	fd = ft_nl_enabled_dev(fn, info);
+	if (IS_ERR(fd))
+		err = PTR_ERR(fd);
+	else
+		err = ft_dev_disable(fn, fd, families);
 	rtnl_unlock();
 	return err;
 }
@@ -222,7 +230,6 @@ static int ft_nl_fill_dev(struct sk_buff *msg, const struct ft_dev *fd,
 static int ft_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ft_net *fn = ft_net(genl_info_net(info));
-	struct net_device *dev;
 	struct sk_buff *msg;
 	struct ft_dev *fd;
 	int err;
@@ -232,16 +239,9 @@ static int ft_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 
 	rtnl_lock();
-	dev = ft_nl_dev(info);
-	if (IS_ERR(dev)) {
-		err = PTR_ERR(dev);
-		goto err_unlock;
-	}
-	fd = ft_dev_find(fn, dev);
-	if (!fd) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "fasttrack is not enabled on this device");
-		err = -ENOENT;
+	fd = ft_nl_enabled_dev(fn, info);
+	if (IS_ERR(fd)) {
+		err = PTR_ERR(fd);
 		goto err_unlock;
 	}
 	err = ft_nl_fill_dev(msg, fd, info->snd_portid, info->snd_seq, 0);
