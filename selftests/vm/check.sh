@@ -97,7 +97,7 @@ for word in $kernels; do
 done
 wait
 
-passed=0 failed=0 skipped=0 failures='' fails=''
+failures='' fails=''
 # A Markdown table of the kernels, for the README's "Kernels tested".
 table="| kernel | release | Debian version | passed | failed | wall time |
 | --- | --- | --- | ---: | ---: | ---: |"
@@ -106,29 +106,24 @@ for run in $runs; do
 	expect=$tests
 	[[ $run != *-smp ]] || expect=module_load
 	# shellcheck disable=SC2086 # a list of test names
-	report=$(bash "$VM_DIR/ktap.sh" "$run" "$dir" $expect)
-	sed '$d' <<<"$report"
-	read -r _ p f s <<<"$(tail -n 1 <<<"$report")"
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	judge "$run" "$dir" $expect
 	env=$(kernel_env "${run%-smp}")
 	table+=$'\n'"| $run | $(sed -n 's/^KVER=//p' "$env" 2>/dev/null) |"
-	table+=" $(sed -n 's/^PKG_VERSION=//p' "$env" 2>/dev/null) | $p | $f |"
+	table+=" $(sed -n 's/^PKG_VERSION=//p' "$env" 2>/dev/null) |"
+	table+=" $JUDGED_PASSED | $JUDGED_FAILED |"
 	table+=" $(cat "$dir/seconds" 2>/dev/null || echo '?') s |"
-	[ "$f" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/$run-$stamp.log"
+	[ "$JUDGED_FAILED" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/$run-$stamp.log"
 	# Each failure, its first failed checks and the first lines of their
 	# details, repeated at the end where a truncated CI log still shows them.
 	fails=$(awk '/^\[.*\]  FAIL / { print; n = 0; d = 0; next }
 		/\[FAIL\]$/ { d = 0; if (n++ < 3) { print; d = 2 }; next }
 		d > 0 && /^ +\| \t/ { print; d--; next }
-		{ d = 0 }' <<<"$report")
+		{ d = 0 }' <<<"$JUDGED")
 	[ -z "$fails" ] || failures+=$fails$'\n'
 done
 
 echo "$table"
 [ -z "$failures" ] || printf 'failed:\n%s' "$failures"
-summary="$passed passed, $failed failed"
-[ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
-echo "$summary"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+judge_summary
 exit
 }

@@ -25,6 +25,25 @@ load_kernel() {
 	. "$env"
 }
 
+# kernels_option DEFAULT ARG...: the list of a "--kernels LIST" among ARGs,
+# else DEFAULT. Any other argument is a usage error.
+kernels_option() {
+	local list=$1
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernels)
+			[ $# -ge 2 ] || die "--kernels needs a list of kernels"
+			list=$2
+			shift
+			;;
+		*) die "usage: $(basename "$0") [--kernels \"$list\"]" ;;
+		esac
+		shift
+	done
+	echo "$list"
+}
+
 # wait_for_slot: block until fewer than FT_JOBS (default: the host's CPUs)
 # background jobs of this shell run. A TCG guest keeps one CPU busy, and
 # the tests' waits assume that it gets one.
@@ -43,4 +62,26 @@ keep_logs() {
 		cat "$1/$part" 2>/dev/null || true
 	done >"$2"
 	echo "[$(basename "$1")]  log: $2"
+}
+
+# judge LABEL RUNDIR TEST...: ktap.sh's verdict on one guest run. Prints
+# its lines but the last; sets JUDGED (all of them) and JUDGED_PASSED,
+# JUDGED_FAILED and JUDGED_SKIPPED, and adds these to TOTAL_PASSED,
+# TOTAL_FAILED and TOTAL_SKIPPED.
+judge() {
+	JUDGED=$(bash "$VM_DIR/ktap.sh" "$@")
+	sed '$d' <<<"$JUDGED"
+	read -r _ JUDGED_PASSED JUDGED_FAILED JUDGED_SKIPPED <<<"$(tail -n 1 <<<"$JUDGED")"
+	TOTAL_PASSED=$((${TOTAL_PASSED:-0} + JUDGED_PASSED))
+	TOTAL_FAILED=$((${TOTAL_FAILED:-0} + JUDGED_FAILED))
+	TOTAL_SKIPPED=$((${TOTAL_SKIPPED:-0} + JUDGED_SKIPPED))
+}
+
+# judge_summary: "N passed, N failed[, N skipped]" over every judge call;
+# true when none failed and some passed.
+judge_summary() {
+	local s="${TOTAL_PASSED:-0} passed, ${TOTAL_FAILED:-0} failed"
+	[ "${TOTAL_SKIPPED:-0}" -eq 0 ] || s+=", $TOTAL_SKIPPED skipped"
+	echo "$s"
+	[ "${TOTAL_FAILED:-0}" -eq 0 ] && [ "${TOTAL_PASSED:-0}" -gt 0 ]
 }

@@ -9,14 +9,7 @@
 set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 
-kernels="5.10 6.1 6.12 7.2"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernels) kernels=$2; shift ;;
-	*) die "usage: dkms-test.sh [--kernels \"5.10 6.1 6.12 7.2\"]" ;;
-	esac
-	shift
-done
+kernels=$(kernels_option "5.10 6.1 6.12 7.2" "$@")
 
 command -v dkms >/dev/null || die "no dkms on the host (apt-get install dkms)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ft-dkms.XXXXXX")

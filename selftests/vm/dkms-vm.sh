@@ -16,14 +16,7 @@ set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 {
 
-kernels="6.1 6.12"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernels) kernels=$2; shift ;;
-	*) die "usage: dkms-vm.sh [--kernels \"6.1 6.12\"]" ;;
-	esac
-	shift
-done
+kernels=$(kernels_option "6.1 6.12" "$@")
 
 export FT_OUT=${FT_OUT:-$CACHE/out/dkms-$(date +%Y%m%d-%H%M%S)-$$}
 OUT=$FT_OUT
@@ -77,16 +70,11 @@ for word in $kernels; do
 done
 wait
 
-passed=0 failed=0 skipped=0
 for word in $kernels; do
 	dir=$OUT/run/$word
-	report=$(bash "$VM_DIR/ktap.sh" "$word" "$dir" dkms_install)
-	sed '$d' <<<"$report"
-	read -r _ p f s <<<"$(tail -n 1 <<<"$report")"
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	[ "$f" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/dkms-$word-$(date +%Y%m%d-%H%M%S).log"
+	judge "$word" "$dir" dkms_install
+	[ "$JUDGED_FAILED" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/dkms-$word-$(date +%Y%m%d-%H%M%S).log"
 done
-echo "$passed passed, $failed failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+judge_summary
 exit
 }

@@ -15,14 +15,7 @@
 set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 
-kernels=6.1
-while [ $# -gt 0 ]; do
-	case $1 in
-	--kernels) kernels=$2; shift ;;
-	*) die "usage: soak.sh [--kernels \"6.1 6.12\"]" ;;
-	esac
-	shift
-done
+kernels=$(kernels_option "6.1" "$@")
 secs=${SOAK_SECONDS:-600}
 [[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || die "SOAK_SECONDS must be a number of seconds"
 
@@ -56,18 +49,14 @@ for word in $kernels; do
 done
 wait
 
-failed=0
 for word in $kernels; do
 	dir=$OUT/run/$word
-	report=$(FT_TIMEOUT=$((secs + 1200)) bash "$VM_DIR/ktap.sh" "$word" "$dir" soak)
-	sed '$d' <<<"$report"
+	FT_TIMEOUT=$((secs + 1200)) judge "$word" "$dir" soak
 	# The soak's own report, also when it passed.
 	sed "s/^/[$word]    /" "$dir/diag.soak" 2>/dev/null || true
-	read -r _ _ f _ <<<"$(tail -n 1 <<<"$report")"
 	keep=$CACHE/logs/soak-$word-$stamp
 	mkdir -p "$keep"
 	cp "$dir"/*.log "$keep/" 2>/dev/null || true
 	echo "[$word]  logs: $keep"
-	failed=$((failed + f))
 done
-[ "$failed" -eq 0 ] && echo "soak passed" || { echo "soak failed"; exit 1; }
+[ "${TOTAL_FAILED:-0}" -eq 0 ] && echo "soak passed" || { echo "soak failed"; exit 1; }
