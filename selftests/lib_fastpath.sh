@@ -342,10 +342,11 @@ fp_bg_wait() {
 # fp_why_exit RC OUTPUT: what a failed command's exit status and output say,
 # in a few words: timeout(1)'s watchdog, or iperf3's own error.
 fp_why_exit() {
-	local why
+	local why='' err
 	[ "$1" -ne 124 ] || why="the timeout watchdog ended it"
-	why="${why:-}$(jq -r '.error // empty' "$2" 2>/dev/null | sed 's/^/; iperf3: /')"
-	[ -z "$why" ] || echo " (${why#; })"
+	err=$(jq -r '.error // empty' "$2" 2>/dev/null)
+	[ -z "$err" ] || why="${why:+$why; }iperf3: $err"
+	[ -z "$why" ] || echo " ($why)"
 }
 
 # ------------------------------------------------------------ transfers --
