@@ -4,8 +4,13 @@
  *
  * Generic netlink API. Family name FASTTRACK_GENL_NAME, version
  * FASTTRACK_GENL_VERSION. Every command works inside the network namespace
- * of the requesting socket. Commands that change state need CAP_NET_ADMIN in
- * that namespace (GENL_ADMIN_PERM). Requests are validated strictly: unknown
+ * of the requesting socket. Commands marked (admin) change state and need
+ * CAP_NET_ADMIN in the user namespace that owns that network namespace
+ * (GENL_UNS_ADMIN_PERM), as nftables does, so a container's root can manage
+ * its own devices and no others. Commands marked (conntrack) reveal
+ * connections and their NAT mappings and need the same privilege, as
+ * conntrack -L does. Device, statistics and settings reads are open to any
+ * user, like "ip -s link". Requests are validated strictly: unknown
  * attributes in a request are rejected, and each rejection carries an extack
  * message. Replies may grow new attributes; readers must ignore the ones they
  * do not know.
@@ -76,7 +81,7 @@
  *   Nothing changes unless every value is valid.
  *   Errors: ERANGE value out of range (extack names the range).
  *
- * FASTTRACK_CMD_FLOW_GET (dump only)
+ * FASTTRACK_CMD_FLOW_GET (dump only, conntrack)
  *   Dump the cached flow directions, in the order they were learned; a
  *   dump lists each flow once, also while flows come and go (flows learned
  *   during the dump may be missed, flows removed during it may be listed).
@@ -113,7 +118,10 @@
  *   Drop cached flows; their connections go back to the slow path and are
  *   learned again. Filters as FASTTRACK_CMD_FLOW_GET.
  *
- * Multicast group FASTTRACK_MCGRP_EVENTS:
+ * Multicast group FASTTRACK_MCGRP_EVENTS (conntrack): joining it needs
+ * CAP_NET_ADMIN in the network namespace's user namespace on kernels that
+ * can restrict a group (GENL_MCAST_CAP_NET_ADMIN: 6.7 and later, and stable
+ * kernels with the backport); on older kernels any user may join.
  *   FASTTRACK_CMD_FLOW_NEW  a flow direction was learned
  *   FASTTRACK_CMD_FLOW_DEL  a flow direction was removed, with the reason
  *   Both carry FASTTRACK_A_FLOW as in FASTTRACK_CMD_FLOW_GET. Events are
@@ -222,6 +230,19 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_ROUTE_CHANGED,	/* removed: route change */
 	FASTTRACK_A_STAT_NEIGH_CHANGED,	/* removed: next hop unusable */
 	FASTTRACK_A_STAT_FLUSHED,	/* removed: FASTTRACK_CMD_FLUSH */
+	FASTTRACK_A_STAT_RULESET_CHANGED, /* removed: firewall ruleset commit */
+	FASTTRACK_A_STAT_PUNT_NOT_FORWARDING, /* forwarding off on the device */
+	FASTTRACK_A_STAT_PUNT_PORT,	/* device is a bridge/bond port */
+	/* Packets of connections that were not learned, by reason: */
+	FASTTRACK_A_STAT_NOLEARN_ZONE,	/* conntrack zone other than 0 */
+	FASTTRACK_A_STAT_NOLEARN_HELPER, /* helper or sequence adjustment */
+	FASTTRACK_A_STAT_NOLEARN_FLOWTABLE, /* the nftables flowtable owns it */
+	FASTTRACK_A_STAT_NOLEARN_LWTUNNEL, /* route with encap (lwtunnel) */
+	FASTTRACK_A_STAT_NOLEARN_VRF,	/* ingress or egress in a VRF */
+	FASTTRACK_A_STAT_NOLEARN_XFRM,	/* IPsec policy or secpath */
+	FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV, /* egress not Ethernet, or down */
+	FASTTRACK_A_STAT_NOLEARN_NO_NEIGH, /* next hop not resolved */
+	FASTTRACK_A_STAT_NOLEARN_RACED,	/* state changed while it was routed */
 
 	__FASTTRACK_A_STAT_LAST
 };
@@ -270,6 +291,7 @@ enum fasttrack_flow_reason {
 	FASTTRACK_REASON_ROUTE,		/* route change */
 	FASTTRACK_REASON_NEIGH,		/* next hop neighbour unusable */
 	FASTTRACK_REASON_FLUSH,		/* FASTTRACK_CMD_FLUSH */
+	FASTTRACK_REASON_RULESET,	/* the firewall ruleset changed */
 
 	__FASTTRACK_REASON_MAX
 };
