@@ -11,7 +11,15 @@
  * the hook, traffic of VLANs that are not enabled pays nothing, and the
  * flow's ingress device identifies the VLAN.
  *
- * All changes run under RTNL.
+ * The hook runs after every other ingress hook of the device: tc ingress
+ * comes first anyway, and its priority, INT_MAX, puts it behind every nft
+ * netdev ingress chain, so that a drop there drops and a mangle there
+ * stays on the packet the fast path forwards. (A chain at priority INT_MAX
+ * itself that existed before the device was enabled runs after it.)
+ *
+ * All changes run under RTNL. An ft_dev holds a reference to its device;
+ * the netns's device notifier releases it at NETDEV_UNREGISTER, and the
+ * pernet exit releases what is left before the notifier goes.
  */
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
@@ -56,12 +64,35 @@ static void ft_dev_free_rcu(struct rcu_head *head)
 	kfree(fd);
 }
 
+static void ft_dev_hold(struct ft_dev *fd)
+{
+#ifdef FT_HAVE_NETDEV_HOLD
+	netdev_hold(fd->dev, &fd->dev_tracker, GFP_KERNEL);
+#else
+	dev_hold(fd->dev);
+#endif
+}
+
+static void ft_dev_put(struct ft_dev *fd)
+{
+#ifdef FT_HAVE_NETDEV_HOLD
+	netdev_put(fd->dev, &fd->dev_tracker);
+#else
+	dev_put(fd->dev);
+#endif
+}
+
+/*
+ * Set up everything, then publish: the hook first (it reaches the ft_dev
+ * through its priv), the index that the learn hook reads last.
+ */
 static struct ft_dev *ft_dev_create(struct ft_net *fn, struct net_device *dev,
 				    struct netlink_ext_ack *extack)
 {
 	struct ft_dev *fd;
 	int err;
 
+	ASSERT_RTNL();
 	fd = kzalloc(sizeof(*fd), GFP_KERNEL);
 	if (!fd)
 		return ERR_PTR(-ENOMEM);
@@ -76,10 +107,10 @@ static struct ft_dev *ft_dev_create(struct ft_net *fn, struct net_device *dev,
 	fd->ops.priv = fd;
 	fd->ops.pf = NFPROTO_NETDEV;
 	fd->ops.hooknum = NF_NETDEV_INGRESS;
-	fd->ops.priority = INT_MIN + 1;	/* before any nft ingress chain */
+	fd->ops.priority = INT_MAX;	/* after every nft ingress chain */
 	fd->ops.dev = dev;
 
-	err = xa_insert(&fn->dev_index, dev->ifindex, fd, GFP_KERNEL);
+	err = xa_reserve(&fn->dev_index, dev->ifindex, GFP_KERNEL);
 	if (err)
 		goto err_index;
 	err = ft_net_activate(fn, extack);
@@ -90,13 +121,15 @@ static struct ft_dev *ft_dev_create(struct ft_net *fn, struct net_device *dev,
 		NL_SET_ERR_MSG_MOD(extack, "cannot register the ingress hook");
 		goto err_hook;
 	}
+	ft_dev_hold(fd);
+	xa_store(&fn->dev_index, dev->ifindex, fd, GFP_KERNEL);
 	list_add_tail(&fd->list, &fn->devs);
 	return fd;
 
 err_hook:
 	ft_net_deactivate(fn);
 err_activate:
-	xa_erase(&fn->dev_index, dev->ifindex);
+	xa_release(&fn->dev_index, dev->ifindex);
 err_index:
 	free_percpu(fd->stats);
 err_stats:
@@ -106,13 +139,15 @@ err_stats:
 
 static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd)
 {
+	ASSERT_RTNL();
+	xa_erase(&fn->dev_index, fd->dev->ifindex);
 	nf_unregister_net_hook(fn->net, &fd->ops);
 	list_del(&fd->list);
-	xa_erase(&fn->dev_index, fd->dev->ifindex);
 	/* A learn hook that still saw the device has finished after this. */
 	synchronize_net();
 	ft_table_kill_dev(fn, fd->dev, __FASTTRACK_F_ALL);
 	ft_net_deactivate(fn);
+	ft_dev_put(fd);
 	call_rcu(&fd->rcu, ft_dev_free_rcu);
 }
 
@@ -162,45 +197,52 @@ void ft_dev_disable_all(struct ft_net *fn)
 		ft_dev_destroy(fn, fd);
 }
 
+/*
+ * Per netns, so that it comes and goes with the netns's state. A device
+ * that moves to another netns is unregistered from this one first.
+ */
 static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct ft_net *fn = ft_net(dev_net(dev));
+	struct ft_net *fn = container_of(nb, struct ft_net, netdev_nb);
 	struct ft_dev *fd;
 
+	ASSERT_RTNL();
 	if (!fn->ndevs)
 		return NOTIFY_DONE;
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		/* Also the way out of a netns: dev_change_net_namespace()
-		 * unregisters in the old one first.
-		 */
+		ft_gen_bump(fn, FT_GEN_ROUTE);
 		fd = ft_dev_find(fn, dev);
 		if (fd)
 			ft_dev_destroy(fn, fd);
-		ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
+		else
+			ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
 		break;
+	case NETDEV_CHANGEUPPER:
+		/* Now a bridge or bond port: its rx_handler owns its frames
+		 * (the fast path punts them), and what it sent through is gone.
+		 */
 	case NETDEV_DOWN:
 	case NETDEV_CHANGEMTU:
 	case NETDEV_CHANGEADDR:
+		/* Also makes a learn that raced with the change stale. */
+		ft_gen_bump(fn, FT_GEN_ROUTE);
 		ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
 		break;
 	}
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block ft_netdev_nb = {
-	.notifier_call = ft_netdev_event,
-};
-
-int ft_dev_notifier_init(void)
+int ft_dev_notifier_init(struct ft_net *fn)
 {
-	return register_netdevice_notifier(&ft_netdev_nb);
+	fn->netdev_nb.notifier_call = ft_netdev_event;
+	return register_netdevice_notifier_net(fn->net, &fn->netdev_nb);
 }
 
-void ft_dev_notifier_exit(void)
+void ft_dev_notifier_exit(struct ft_net *fn)
 {
-	unregister_netdevice_notifier(&ft_netdev_nb);
+	unregister_netdevice_notifier_net(fn->net, &fn->netdev_nb);
 }

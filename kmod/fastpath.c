@@ -9,6 +9,8 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <net/checksum.h>
+#include <linux/inetdevice.h>
+#include <net/dst.h>
 #include <net/neighbour.h>
 #include <net/sch_generic.h>
 
@@ -23,10 +25,39 @@ static const enum ft_stat ft_parse_punt[] = {
 	[FT_PARSE_UNKNOWN]	= FT_STAT_PUNT_UNKNOWN,
 };
 
-static unsigned int ft_punt(struct ft_net *fn, enum ft_stat reason)
+/*
+ * The generations each CPU read for the packet it handed to the stack last:
+ * the learn hook, on the same CPU in the same softirq, learns that packet
+ * under them (gen.c says why).
+ */
+struct ft_rx_mark {
+	const struct sk_buff *skb;
+	struct ft_gens gens;
+};
+
+static DEFINE_PER_CPU(struct ft_rx_mark, ft_rx_mark);
+
+static unsigned int ft_punt(struct ft_net *fn, const struct sk_buff *skb,
+			    enum ft_stat reason)
 {
+	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
+
+	m->skb = skb;
+	ft_gens_read(fn, &m->gens);
 	ft_stat_inc(fn, reason);
 	return NF_ACCEPT;
+}
+
+/* The generations @skb entered under, if it is the one ft_punt() saw. */
+bool ft_rx_gens(const struct sk_buff *skb, struct ft_gens *g)
+{
+	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
+
+	if (m->skb != skb)
+		return false;
+	m->skb = NULL;
+	*g = m->gens;
+	return true;
 }
 
 /* The L4 checksum field, or NULL for UDP over IPv4 without a checksum. */
@@ -142,8 +173,7 @@ static void ft_count(struct ft_net *fn, struct ft_dev *fd,
 	struct ft_dev_stats_pcpu *ds = this_cpu_ptr(fd->stats);
 	enum ft_fam fam = flow->key.fam;
 
-	WRITE_ONCE(flow->packets, flow->packets + 1);
-	WRITE_ONCE(flow->bytes, flow->bytes + len);
+	ft_flow_acct_add(flow, len);
 
 	u64_stats_update_begin(&ds->syncp);
 	u64_stats_inc(&ds->packets[fam]);
@@ -154,18 +184,45 @@ static void ft_count(struct ft_net *fn, struct ft_dev *fd,
 	ft_stat_add(fn, FT_STAT_FWD_BYTES, len);
 }
 
-/* Does the device queue packets (a qdisc other than noqueue)? */
-static bool ft_dev_has_qdisc(struct net_device *dev)
+/*
+ * Would __dev_queue_xmit() on @dev do more than hand the frame to its
+ * ndo_start_xmit? Only if something is attached to the device: a qdisc
+ * other than noqueue, tc egress (clsact, tcx), netfilter egress hooks,
+ * packet taps (AF_PACKET, tcpdump) or netpoll. Each is one load, read per
+ * packet, so what the operator attaches applies from the next packet on.
+ */
+static bool ft_dev_xmit_hooked(struct net_device *dev)
 {
 	/* noqueue is the qdisc without an enqueue operation */
-	return rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue;
+	if (rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue)
+		return true;
+	if (dev_nit_active(dev))
+		return true;
+#ifdef FT_HAVE_TCX_EGRESS
+	if (rcu_access_pointer(dev->tcx_egress))
+		return true;
+#elif IS_ENABLED(CONFIG_NET_CLS_ACT)
+	if (rcu_access_pointer(dev->miniq_egress))
+		return true;
+#endif
+#if defined(FT_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+	if (rcu_access_pointer(dev->nf_hooks_egress))
+		return true;
+#endif
+#ifdef CONFIG_NETPOLL
+	if (rcu_access_pointer(dev->npinfo))
+		return true;
+#endif
+	return false;
 }
 
 /*
  * Send a frame of a VLAN device straight to its real device, with the tag
  * in the skb, and count it as the VLAN device would. Only when that is
- * all the VLAN device would do: no qdisc, no priority to PCP mapping, and
- * a real device that is not a VLAN itself.
+ * provably all the VLAN device's transmit path would do: nothing attached
+ * to it (ft_dev_xmit_hooked()), no priority to PCP mapping, and a real
+ * device that is not a VLAN itself. The real device's own qdisc, hooks and
+ * taps apply, since the frame goes through dev_queue_xmit() there.
  */
 static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
 {
@@ -175,7 +232,7 @@ static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
 	int ret;
 
 	if (vlan->nr_egress_mappings || is_vlan_dev(vlan->real_dev) ||
-	    ft_dev_has_qdisc(out))
+	    ft_dev_xmit_hooked(out))
 		return false;
 
 	__vlan_hwaccel_put_tag(skb, vlan->vlan_proto, vlan->vlan_id);
@@ -222,6 +279,53 @@ static enum ft_parse_result ft_parse_skb(struct sk_buff *skb, enum ft_fam fam,
 			min(skb_headlen(skb), skb->len), skb->len, pkt);
 }
 
+/* Would the stack forward what arrives on @dev at all? */
+static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
+{
+	if (fam == FT_FAM_V4) {
+		struct in_device *in_dev = __in_dev_get_rcu(dev);
+
+		return in_dev && IN_DEV_FORWARD(in_dev);
+	}
+	return READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+}
+
+/*
+ * Is the state @flow was learned under still there? Its conntrack entry,
+ * the generations, its route and its next hop; if not, both directions go
+ * back to the stack and the reason is counted.
+ */
+static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow)
+{
+	struct nf_conn *ct = flow->ct;
+	enum ft_gen_kind kind;
+	enum ft_stat reason;
+
+	if (unlikely(nf_ct_is_dying(ct) || nf_ct_is_expired(ct))) {
+		reason = FT_STAT_CT_GONE;
+		goto stale;
+	}
+	kind = ft_gens_stale(fn, &flow->gens);
+	if (unlikely(kind != FT_GEN_NUM)) {
+		reason = kind == FT_GEN_RULES ? FT_STAT_RULESET_CHANGED :
+						FT_STAT_ROUTE_CHANGED;
+		goto stale;
+	}
+	if (unlikely(!dst_check(flow->dst, flow->dst_cookie))) {
+		reason = FT_STAT_ROUTE_CHANGED;
+		goto stale;
+	}
+	if (unlikely(!ft_neigh_usable(flow->neigh))) {
+		reason = FT_STAT_NEIGH_CHANGED;
+		goto stale;
+	}
+	return true;
+
+stale:
+	ft_flow_teardown(fn, flow, reason);
+	return false;
+}
+
 unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
@@ -243,41 +347,41 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 
 	/* A tagged frame on a trunk belongs to its VLAN device's hook. */
 	if (skb_vlan_tag_present(skb) || skb->pkt_type != PACKET_HOST)
-		return ft_punt(fn, FT_STAT_PUNT_UNKNOWN);
+		return ft_punt(fn, skb, FT_STAT_PUNT_UNKNOWN);
+	/* A bridge or bond port: its rx_handler decides, after this hook. */
+	if (unlikely(rcu_access_pointer(skb->dev->rx_handler)))
+		return ft_punt(fn, skb, FT_STAT_PUNT_PORT);
+	if (unlikely(!ft_forwarding(skb->dev, fam)))
+		return ft_punt(fn, skb, FT_STAT_PUNT_NOT_FORWARDING);
 
 	res = ft_parse_skb(skb, fam, &pkt);
 	if (res != FT_PARSE_OK && res != FT_PARSE_TCP_FLAGS)
-		return ft_punt(fn, ft_parse_punt[res]);
+		return ft_punt(fn, skb, ft_parse_punt[res]);
 
 	flow = ft_flow_lookup(fn, &pkt.key);
 	if (!flow || flow->iif != skb->dev->ifindex ||
 	    test_bit(FT_FLOW_DEAD, &flow->flags))
-		return ft_punt(fn, res == FT_PARSE_OK ? FT_STAT_PUNT_NO_ENTRY :
-					FT_STAT_PUNT_TCP_FLAGS);
+		return ft_punt(fn, skb, res == FT_PARSE_OK ?
+				FT_STAT_PUNT_NO_ENTRY : FT_STAT_PUNT_TCP_FLAGS);
 
 	if (res == FT_PARSE_TCP_FLAGS) {
-		/* Let conntrack see the close, from both sides. */
-		if (pkt.tcp_flags & (FT_TCP_FIN | FT_TCP_RST))
+		/* Let conntrack see the close or the new connection on a
+		 * reused tuple, from both sides.
+		 */
+		if (pkt.tcp_flags & (FT_TCP_FIN | FT_TCP_RST | FT_TCP_SYN))
 			ft_flow_teardown(fn, flow, FT_STAT_TORN_DOWN);
-		return ft_punt(fn, FT_STAT_PUNT_TCP_FLAGS);
+		return ft_punt(fn, skb, FT_STAT_PUNT_TCP_FLAGS);
 	}
-
-	if (unlikely(flow->route_gen != (u32)atomic_read(&fn->route_gen))) {
-		ft_flow_teardown(fn, flow, FT_STAT_ROUTE_CHANGED);
-		return ft_punt(fn, FT_STAT_PUNT_STALE);
-	}
-	if (unlikely(!ft_neigh_usable(flow->neigh))) {
-		ft_flow_teardown(fn, flow, FT_STAT_NEIGH_CHANGED);
-		return ft_punt(fn, FT_STAT_PUNT_STALE);
-	}
+	if (!ft_flow_valid(fn, flow))
+		return ft_punt(fn, skb, FT_STAT_PUNT_STALE);
 
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))
-		return ft_punt(fn, FT_STAT_PUNT_NOT_WRITABLE);
+		return ft_punt(fn, skb, FT_STAT_PUNT_NOT_WRITABLE);
 	if (skb->len > flow->mtu &&
 	    !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, flow->mtu)))
-		return ft_punt(fn, FT_STAT_PUNT_MTU);
+		return ft_punt(fn, skb, FT_STAT_PUNT_MTU);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->out)))
-		return ft_punt(fn, FT_STAT_PUNT_NOT_WRITABLE);
+		return ft_punt(fn, skb, FT_STAT_PUNT_NOT_WRITABLE);
 
 	skb_forward_csum(skb);
 	if (fam == FT_FAM_V4)

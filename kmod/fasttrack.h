@@ -63,7 +63,33 @@ enum ft_stat {
 	FT_STAT_ROUTE_CHANGED,
 	FT_STAT_NEIGH_CHANGED,
 	FT_STAT_FLUSHED,
+	FT_STAT_RULESET_CHANGED,
+	FT_STAT_PUNT_NOT_FORWARDING,
+	FT_STAT_PUNT_PORT,
+	FT_STAT_NOLEARN_ZONE,
+	FT_STAT_NOLEARN_HELPER,
+	FT_STAT_NOLEARN_FLOWTABLE,
+	FT_STAT_NOLEARN_LWTUNNEL,
+	FT_STAT_NOLEARN_VRF,
+	FT_STAT_NOLEARN_XFRM,
+	FT_STAT_NOLEARN_EGRESS_DEV,
+	FT_STAT_NOLEARN_NO_NEIGH,
+	FT_STAT_NOLEARN_RACED,
 	FT_STAT_NUM,
+};
+
+/*
+ * Generations of the state a cached decision was taken under. A change
+ * bumps its kind (gen.c); a flow learned under an older value is stale.
+ */
+enum ft_gen_kind {
+	FT_GEN_ROUTE,		/* FIB, rules, nexthops, device changes */
+	FT_GEN_RULES,		/* firewall ruleset commits */
+	FT_GEN_NUM,
+};
+
+struct ft_gens {
+	u32 val[FT_GEN_NUM];
 };
 
 struct ft_stats_pcpu {
@@ -89,7 +115,10 @@ struct ft_config {
 /* An enabled device. Lives on ft_net.devs (RTNL) and in ft_net.dev_index. */
 struct ft_dev {
 	struct list_head list;
-	struct net_device *dev;
+	struct net_device *dev;		/* held */
+#ifdef FT_HAVE_NETDEV_HOLD
+	netdevice_tracker dev_tracker;
+#endif
 	struct ft_net *fn;
 	struct nf_hook_ops ops;
 	u8 families;		/* FASTTRACK_F_*; fast path reads it lockless */
@@ -111,6 +140,21 @@ struct ft_nat {
 };
 
 /*
+ * Fast-path counters of one direction. The CPU that learned the flow (the
+ * one its receive queue is steered to) adds to its own counters without an
+ * atomic; any other CPU (RPS change, LAG, RSS rebalancing) adds to the
+ * atomic ones. Both are exact; u64_stats keeps 32-bit readers from tearing.
+ */
+struct ft_flow_acct {
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	struct u64_stats_sync syncp;
+	int cpu;
+	atomic64_t other_packets;
+	atomic64_t other_bytes;
+};
+
+/*
  * One cached direction of a connection. The fields the fast path reads come
  * first; a flow with NAT carries its rewrite at the end (a separate cache),
  * so that plain routed flows do not pay for it.
@@ -119,29 +163,25 @@ struct ft_flow {
 	struct rhash_head node;
 	struct ft_key key;
 	int iif;
-	u32 route_gen;
+	struct ft_gens gens;	/* learned under these */
 	unsigned long flags;	/* FT_FLOW_* */
 	struct net_device *out;	/* held */
 	struct neighbour *neigh;	/* held; MAC read per packet */
+	struct dst_entry *dst;	/* held; dst_check() per packet */
+	u32 dst_cookie;
 	u32 mark;
 	u32 priority;
 	u16 mtu;
 	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
 	u8 nat;			/* FT_NAT_*; rewrite[] present if not 0 */
+	struct nf_conn *ct;	/* held; liveness checked per packet */
+	struct ft_flow_acct acct;
+
 	u32 id;			/* in ft_net.flow_ids */
-
-	/* Written by the fast path, without atomics: a direction is normally
-	 * steered to one CPU. The GC pushes the deltas into conntrack.
-	 */
-	u64 packets;
-	u64 bytes;
-
-	struct nf_conn *ct;	/* held */
 	u64 synced_packets;	/* GC only */
 	u64 synced_bytes;
 	unsigned long created;	/* jiffies */
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
-	u32 ct_timeout;		/* jiffies conntrack adds on refresh */
 	struct rcu_head rcu;
 	struct ft_nat rewrite[];
 };
@@ -162,7 +202,7 @@ struct ft_net {
 	struct net *net;
 
 	/* Read per packet: keep apart from control state. */
-	atomic_t route_gen ____cacheline_aligned_in_smp;
+	atomic_t gen[FT_GEN_NUM] ____cacheline_aligned_in_smp;
 	struct rhashtable flows;
 	struct ft_stats_pcpu __percpu *stats;
 	struct ft_config cfg;
@@ -175,7 +215,19 @@ struct ft_net {
 	struct list_head devs;		/* RTNL */
 	struct xarray dev_index;	/* ifindex -> ft_dev, RCU readers */
 	unsigned int ndevs;		/* RTNL */
-	struct notifier_block fib_nb;
+	struct notifier_block netdev_nb;
+	struct notifier_block fib_nb;	/* route watch: under lock */
+	struct notifier_block nh_nb;
+	struct socket *rules_sock;	/* ruleset watch: under lock */
+
+	/* The second bump of a generation, one grace period later: gen.c */
+	spinlock_t gen_lock;
+	unsigned long gen_waiting;	/* kinds of the armed rcu_head */
+	unsigned long gen_next;		/* kinds bumped since it was armed */
+	bool gen_armed;
+	bool gen_stopped;
+	struct rcu_head gen_rcu;
+
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
 	struct mutex lock;		/* settings, route watch */
 	struct delayed_work gc_work;
@@ -201,6 +253,33 @@ u32 ft_stat_reason(enum ft_stat stat);
 void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
 		       u64 *packets, u64 *bytes);
 
+/* gen.c */
+void ft_gen_init(struct ft_net *fn);
+void ft_gen_exit(struct ft_net *fn);
+void ft_gen_bump(struct ft_net *fn, enum ft_gen_kind kind);
+
+static inline void ft_gens_read(struct ft_net *fn, struct ft_gens *g)
+{
+	int i;
+
+	for (i = 0; i < FT_GEN_NUM; i++)
+		g->val[i] = atomic_read(&fn->gen[i]);
+	/* Read the state the generations cover only after them. */
+	smp_rmb();
+}
+
+/* The first generation kind @g is stale in, or FT_GEN_NUM. */
+static inline enum ft_gen_kind ft_gens_stale(struct ft_net *fn,
+					     const struct ft_gens *g)
+{
+	int i;
+
+	for (i = 0; i < FT_GEN_NUM; i++)
+		if (g->val[i] != (u32)atomic_read(&fn->gen[i]))
+			return i;
+	return FT_GEN_NUM;
+}
+
 /* table.c */
 int ft_table_init(struct ft_net *fn);
 void ft_table_exit(struct ft_net *fn);
@@ -214,6 +293,25 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 		      enum ft_stat reason);
 void ft_key_from_tuple(struct ft_key *key,
 		       const struct nf_conntrack_tuple *t);
+void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
+			 enum ft_stat reason);
+void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
+
+/* Count one forwarded packet of @flow; BH disabled. */
+static inline void ft_flow_acct_add(struct ft_flow *flow, unsigned int len)
+{
+	struct ft_flow_acct *a = &flow->acct;
+
+	if (likely(a->cpu == smp_processor_id())) {
+		u64_stats_update_begin(&a->syncp);
+		u64_stats_inc(&a->packets);
+		u64_stats_add(&a->bytes, len);
+		u64_stats_update_end(&a->syncp);
+	} else {
+		atomic64_inc(&a->other_packets);
+		atomic64_add(len, &a->other_bytes);
+	}
+}
 
 /* Which flows a flush or a dump is about: 0 / all families match all. */
 struct ft_filter {
@@ -235,8 +333,8 @@ int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
 		  struct netlink_ext_ack *extack);
 int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families);
 void ft_dev_disable_all(struct ft_net *fn);
-int ft_dev_notifier_init(void);
-void ft_dev_notifier_exit(void);
+int ft_dev_notifier_init(struct ft_net *fn);
+void ft_dev_notifier_exit(struct ft_net *fn);
 
 /* learn.c */
 int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack);
@@ -246,9 +344,23 @@ void ft_learn_stop(struct ft_net *fn);
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_watch_stop(struct ft_net *fn);
 
+/* rules.c */
+int ft_rules_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
+void ft_rules_watch_stop(struct ft_net *fn);
+
 /* fastpath.c */
 unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state);
+bool ft_rx_gens(const struct sk_buff *skb, struct ft_gens *g);
+
+/* testhooks.c */
+#ifdef FT_TEST_HOOKS
+int ft_testhooks_init(void);
+void ft_testhooks_exit(void);
+#else
+static inline int ft_testhooks_init(void) { return 0; }
+static inline void ft_testhooks_exit(void) {}
+#endif
 
 /* netlink.c */
 int ft_genl_init(void);

@@ -13,7 +13,10 @@
 #include <linux/netfilter_ipv4.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/ip6_fib.h>
 #include <net/ip6_route.h>
+#include <net/l3mdev.h>
+#include <net/lwtunnel.h>
 #include <net/neighbour.h>
 #include <net/arp.h>
 #include <net/ndisc.h>
@@ -25,31 +28,43 @@
 
 #include "fasttrack.h"
 
-static bool ft_ct_eligible(const struct nf_conn *ct,
-			   enum ip_conntrack_info ctinfo)
+/*
+ * Why a connection is not cached, counted per packet so that an operator
+ * sees why it stays slow; 0 for the normal reasons (not established yet,
+ * another protocol), which would only count every handshake.
+ */
+static enum ft_stat ft_ct_refusal(const struct nf_conn *ct,
+				  enum ip_conntrack_info ctinfo, bool *closing)
 {
 	u8 proto = nf_ct_protonum(ct);
 
+	*closing = false;
 	if (ctinfo != IP_CT_ESTABLISHED && ctinfo != IP_CT_ESTABLISHED_REPLY)
-		return false;
+		return FT_STAT_NUM;
 	if (!nf_ct_is_confirmed(ct) || nf_ct_is_dying(ct))
-		return false;
-	/* The nftables flowtable owns it, or userspace must see packets. */
-	if (ct->status & (IPS_OFFLOAD | IPS_SEQ_ADJUST))
-		return false;
-	if (nfct_help(ct))
-		return false;
-	if (nf_ct_zone(ct)->id != NF_CT_DEFAULT_ZONE_ID)
-		return false;
-
+		return FT_STAT_NUM;
 	switch (proto) {
 	case IPPROTO_TCP:
-		return READ_ONCE(ct->proto.tcp.state) ==
-		       TCP_CONNTRACK_ESTABLISHED;
+		if (READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED) {
+			*closing = true;
+			return FT_STAT_NUM;
+		}
+		break;
 	case IPPROTO_UDP:
-		return test_bit(IPS_SEEN_REPLY_BIT, &ct->status);
+		if (!test_bit(IPS_SEEN_REPLY_BIT, &ct->status))
+			return FT_STAT_NUM;
+		break;
+	default:
+		return FT_STAT_NUM;
 	}
-	return false;
+	if (test_bit(IPS_OFFLOAD_BIT, &ct->status))
+		return FT_STAT_NOLEARN_FLOWTABLE;
+	/* Userspace or a helper must see its packets. */
+	if (test_bit(IPS_SEQ_ADJUST_BIT, &ct->status) || nfct_help(ct))
+		return FT_STAT_NOLEARN_HELPER;
+	if (nf_ct_zone(ct)->id != NF_CT_DEFAULT_ZONE_ID)
+		return FT_STAT_NOLEARN_ZONE;
+	return 0;
 }
 
 static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
@@ -73,7 +88,7 @@ static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
  * Conntrack will not see the packets of an offloaded direction, so the
  * acknowledgements of the other direction would fall outside the windows
  * it tracks, and be invalid. Stop window checks for this connection, as
- * the nftables flowtable does.
+ * the nftables flowtable does; only once it is actually cached.
  */
 static void ft_ct_tcp_liberal(struct nf_conn *ct)
 {
@@ -135,60 +150,132 @@ static u8 ft_nat_from_ct(struct ft_nat *nat, const struct nf_conn *ct,
 	return flags;
 }
 
+/*
+ * Whether the route and egress device of @skb are ones the fast path can
+ * replay: a plain unicast route without encapsulation or IPsec, outside a
+ * VRF, to an Ethernet-like device that is up and is no port of another.
+ */
+static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
+				     const struct net_device *in,
+				     const struct net_device *out)
+{
+	struct dst_entry *dst = skb_dst(skb);
+
+	if (!dst)
+		return FT_STAT_NOLEARN_EGRESS_DEV;
+	if (dst_xfrm(dst) || skb_sec_path(skb))
+		return FT_STAT_NOLEARN_XFRM;
+	if (dst->lwtstate)
+		return FT_STAT_NOLEARN_LWTUNNEL;
+	if (netif_is_l3_master(out) || netif_is_l3_slave(out) ||
+	    netif_is_l3_master(in) || netif_is_l3_slave(in))
+		return FT_STAT_NOLEARN_VRF;
+	if (out->type != ARPHRD_ETHER || out->addr_len != ETH_ALEN ||
+	    !netif_running(out) || (out->flags & IFF_LOOPBACK) ||
+	    rcu_access_pointer(out->rx_handler))
+		return FT_STAT_NOLEARN_EGRESS_DEV;
+	return 0;
+}
+
+/* Is a direction with this tuple cached already? Caller: RCU. */
+static bool ft_tuple_cached(struct ft_net *fn,
+			    const struct nf_conntrack_tuple *t)
+{
+	struct ft_key key;
+
+	ft_key_from_tuple(&key, t);
+	return ft_flow_lookup(fn, &key);
+}
+
+/*
+ * Cache the direction of @skb's connection. Everything that can refuse
+ * does so before anything is allocated or referenced, so that the packets
+ * of a connection that is not learned (table full, already cached) cost
+ * lookups only.
+ */
 static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		     struct net_device *out, enum ft_fam fam)
 {
 	enum ip_conntrack_info ctinfo;
 	enum ip_conntrack_dir dir;
+	enum ft_stat refusal;
 	struct ft_flow *flow;
+	struct dst_entry *dst;
 	struct neighbour *n;
+	struct ft_gens gens;
 	struct ft_nat rw;
 	struct ft_dev *fd;
 	struct nf_conn *ct;
-	s32 timeout;
+	bool closing;
 	u8 nat;
 
 	ct = nf_ct_get(skb, &ctinfo);
-	if (!ct || !ft_ct_eligible(ct, ctinfo) || ft_skip_marked(fn, skb, ct))
+	if (!ct)
 		return;
-
 	fd = xa_load(&fn->dev_index, skb->skb_iif);
 	if (!fd || !(READ_ONCE(fd->families) & ft_fam_flag(fam)))
 		return;
-	if (out->type != ARPHRD_ETHER || out->addr_len != ETH_ALEN ||
-	    !netif_running(out) || (out->flags & IFF_LOOPBACK))
+	refusal = ft_ct_refusal(ct, ctinfo, &closing);
+	if (closing) {
+		/* A close the fast path did not see, in the other direction. */
+		ft_flow_teardown_ct(fn, ct, FT_STAT_TORN_DOWN);
 		return;
-	if (!skb_dst(skb) || dst_xfrm(skb_dst(skb)) || skb_sec_path(skb))
+	}
+	if (refusal == FT_STAT_NUM || ft_skip_marked(fn, skb, ct))
 		return;
-
-	n = ft_nexthop_neigh(skb, out, fam);
-	if (!n)
+	if (!refusal)
+		refusal = ft_route_refusal(skb, fd->dev, out);
+	if (refusal) {
+		ft_stat_inc(fn, refusal);
 		return;
+	}
 
 	dir = CTINFO2DIR(ctinfo);
+	if (ft_tuple_cached(fn, &ct->tuplehash[dir].tuple))
+		return;
+	if (atomic_read(&fn->nflows) >= READ_ONCE(fn->cfg.max_flows)) {
+		ft_stat_inc(fn, FT_STAT_TABLE_FULL);
+		return;
+	}
+	/* Learned under what held when the packet entered, if that is
+	 * still what holds; otherwise the decision may be stale already.
+	 */
+	if (!ft_rx_gens(skb, &gens) || ft_gens_stale(fn, &gens) != FT_GEN_NUM) {
+		ft_stat_inc(fn, FT_STAT_NOLEARN_RACED);
+		return;
+	}
+
+	n = ft_nexthop_neigh(skb, out, fam);
+	if (!n) {
+		ft_stat_inc(fn, FT_STAT_NOLEARN_NO_NEIGH);
+		return;
+	}
+	dst = skb_dst(skb);
+	if (!dst_hold_safe(dst))
+		goto err_neigh;
+
 	nat = ft_nat_from_ct(&rw, ct, dir);
 	flow = ft_flow_alloc(nat);
 	if (!flow)
-		goto err_neigh;
+		goto err_dst;
 
 	ft_key_from_tuple(&flow->key, &ct->tuplehash[dir].tuple);
 	flow->iif = skb->skb_iif;
+	flow->gens = gens;
 	flow->dir = dir;
 	flow->nat = nat;
 	if (nat)
 		flow->rewrite[0] = rw;
-	flow->mtu = min_t(unsigned int, dst_mtu(skb_dst(skb)), out->mtu);
-	flow->route_gen = atomic_read(&fn->route_gen);
+	flow->mtu = min_t(unsigned int, dst_mtu(dst), out->mtu);
+	flow->dst = dst;
+	flow->dst_cookie = fam == FT_FAM_V6 ?
+			   rt6_get_cookie((struct rt6_info *)dst) : 0;
 	flow->mark = skb->mark;
 	flow->priority = skb->priority;
 	flow->created = jiffies;
 	flow->last_active = (u32)flow->created;
-	/* Conntrack just refreshed the timeout for this state: keep it. */
-	timeout = (s32)(READ_ONCE(ct->timeout) - nfct_time_stamp);
-	flow->ct_timeout = max_t(s32, timeout, HZ);
-
-	if (nf_ct_protonum(ct) == IPPROTO_TCP)
-		ft_ct_tcp_liberal(ct);
+	u64_stats_init(&flow->acct.syncp);
+	flow->acct.cpu = smp_processor_id();
 
 	flow->neigh = n;
 	flow->out = out;
@@ -196,12 +283,18 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	nf_conntrack_get(&ct->ct_general);
 	flow->ct = ct;
 
-	if (!ft_flow_insert(fn, flow))
+	if (!ft_flow_insert(fn, flow)) {
+		if (nf_ct_protonum(ct) == IPPROTO_TCP)
+			ft_ct_tcp_liberal(ct);
 		return;
+	}
 
+	/* Lost a race with another CPU or a settings change: rare. */
 	nf_ct_put(ct);
 	dev_put(out);
 	ft_flow_free(flow);
+err_dst:
+	dst_release(dst);
 err_neigh:
 	neigh_release(n);
 }

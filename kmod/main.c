@@ -2,8 +2,9 @@
 /*
  * fasttrack: software flow offload for Linux routers.
  *
- * Ordered init and exit: the flow cache, per-netns state, the netdevice
- * notifier, then the netlink family, which is what lets users in.
+ * Ordered init and exit: the flow cache, per-netns state (with its device
+ * notifier, so that no device event finds a netns half set up or half torn
+ * down), then the netlink family, which is what lets users in.
  */
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
@@ -32,7 +33,7 @@ static int __net_init ft_net_init(struct net *net)
 	INIT_LIST_HEAD(&fn->devs);
 	xa_init(&fn->dev_index);
 	mutex_init(&fn->lock);
-	atomic_set(&fn->route_gen, 0);
+	ft_gen_init(fn);
 
 	fn->stats = netdev_alloc_pcpu_stats(struct ft_stats_pcpu);
 	if (!fn->stats)
@@ -40,13 +41,22 @@ static int __net_init ft_net_init(struct net *net)
 	err = ft_table_init(fn);
 	if (err)
 		goto err_table;
+	err = ft_dev_notifier_init(fn);
+	if (err)
+		goto err_notifier;
 	return 0;
 
+err_notifier:
+	ft_table_exit(fn);
 err_table:
 	free_percpu(fn->stats);
 	return err;
 }
 
+/*
+ * Devices first, while the notifier still watches them; then every source
+ * of generation bumps, then the flows.
+ */
 static void __net_exit ft_net_exit(struct net *net)
 {
 	struct ft_net *fn = ft_net(net);
@@ -54,7 +64,10 @@ static void __net_exit ft_net_exit(struct net *net)
 	rtnl_lock();
 	ft_dev_disable_all(fn);
 	rtnl_unlock();
+	ft_dev_notifier_exit(fn);
+	ft_rules_watch_stop(fn);
 	ft_route_watch_stop(fn);
+	ft_gen_exit(fn);
 	ft_table_exit(fn);
 	WARN_ON_ONCE(!xa_empty(&fn->dev_index));
 	xa_destroy(&fn->dev_index);
@@ -78,9 +91,9 @@ static int __init ft_init(void)
 	err = register_pernet_subsys(&ft_net_ops);
 	if (err)
 		goto err_pernet;
-	err = ft_dev_notifier_init();
+	err = ft_testhooks_init();
 	if (err)
-		goto err_notifier;
+		goto err_testhooks;
 	err = ft_genl_init();
 	if (err)
 		goto err_genl;
@@ -89,8 +102,8 @@ static int __init ft_init(void)
 	return 0;
 
 err_genl:
-	ft_dev_notifier_exit();
-err_notifier:
+	ft_testhooks_exit();
+err_testhooks:
 	unregister_pernet_subsys(&ft_net_ops);
 err_pernet:
 	ft_table_cache_exit();
@@ -101,7 +114,7 @@ err_cache:
 static void __exit ft_exit(void)
 {
 	ft_genl_exit();
-	ft_dev_notifier_exit();
+	ft_testhooks_exit();
 	unregister_pernet_subsys(&ft_net_ops);
 	/* Flow and device release callbacks run module code. */
 	rcu_barrier();

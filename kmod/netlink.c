@@ -33,8 +33,14 @@ static const struct nla_policy ft_policy[FASTTRACK_A_MAX + 1] = {
 	[FASTTRACK_A_FLOW]		= { .type = NLA_REJECT },
 };
 
+/* Events reveal connections and their NAT mappings, as ctnetlink's do. */
 static const struct genl_multicast_group ft_mcgrps[] = {
-	{ .name = FASTTRACK_MCGRP_EVENTS, },
+	{
+		.name	= FASTTRACK_MCGRP_EVENTS,
+#ifdef FT_HAVE_GENL_MCAST_CAP
+		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
 };
 
 /* The device a request names, by index, name or both; RTNL held. */
@@ -148,6 +154,9 @@ static int ft_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	err = ft_route_watch_start(fn, info->extack);
+	if (err)
+		return err;
+	err = ft_rules_watch_start(fn, info->extack);
 	if (err)
 		return err;
 
@@ -306,6 +315,18 @@ static const u16 ft_stat_attr[FT_STAT_NUM] = {
 	[FT_STAT_ROUTE_CHANGED]		= FASTTRACK_A_STAT_ROUTE_CHANGED,
 	[FT_STAT_NEIGH_CHANGED]		= FASTTRACK_A_STAT_NEIGH_CHANGED,
 	[FT_STAT_FLUSHED]		= FASTTRACK_A_STAT_FLUSHED,
+	[FT_STAT_RULESET_CHANGED]	= FASTTRACK_A_STAT_RULESET_CHANGED,
+	[FT_STAT_PUNT_NOT_FORWARDING]	= FASTTRACK_A_STAT_PUNT_NOT_FORWARDING,
+	[FT_STAT_PUNT_PORT]		= FASTTRACK_A_STAT_PUNT_PORT,
+	[FT_STAT_NOLEARN_ZONE]		= FASTTRACK_A_STAT_NOLEARN_ZONE,
+	[FT_STAT_NOLEARN_HELPER]	= FASTTRACK_A_STAT_NOLEARN_HELPER,
+	[FT_STAT_NOLEARN_FLOWTABLE]	= FASTTRACK_A_STAT_NOLEARN_FLOWTABLE,
+	[FT_STAT_NOLEARN_LWTUNNEL]	= FASTTRACK_A_STAT_NOLEARN_LWTUNNEL,
+	[FT_STAT_NOLEARN_VRF]		= FASTTRACK_A_STAT_NOLEARN_VRF,
+	[FT_STAT_NOLEARN_XFRM]		= FASTTRACK_A_STAT_NOLEARN_XFRM,
+	[FT_STAT_NOLEARN_EGRESS_DEV]	= FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV,
+	[FT_STAT_NOLEARN_NO_NEIGH]	= FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,
+	[FT_STAT_NOLEARN_RACED]		= FASTTRACK_A_STAT_NOLEARN_RACED,
 };
 
 static int ft_nl_put_counters(struct sk_buff *msg, const u64 *val)
@@ -494,9 +515,11 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 	const struct ft_key *k = &flow->key;
 	const struct ft_nat *r = flow->rewrite;	/* only if flow->nat */
 	unsigned long now = jiffies;
+	u64 packets, bytes;
 	struct nlattr *nest;
 	u16 vid;
 
+	ft_flow_acct_read(flow, &packets, &bytes);
 	nest = nla_nest_start(msg, FASTTRACK_A_FLOW);
 	if (!nest)
 		return -EMSGSIZE;
@@ -519,10 +542,10 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 			 flow->nat & FT_NAT_DPORT ? r->dport : k->dport) ||
 	    nla_put_u32(msg, FASTTRACK_A_FLOW_IIF, flow->iif) ||
 	    nla_put_u32(msg, FASTTRACK_A_FLOW_OIF, flow->out->ifindex) ||
-	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_PACKETS,
-			      READ_ONCE(flow->packets), FASTTRACK_A_FLOW_PAD) ||
-	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_BYTES,
-			      READ_ONCE(flow->bytes), FASTTRACK_A_FLOW_PAD) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_PACKETS, packets,
+			      FASTTRACK_A_FLOW_PAD) ||
+	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_BYTES, bytes,
+			      FASTTRACK_A_FLOW_PAD) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_AGE_MS,
 			      jiffies_to_msecs(now - flow->created),
 			      FASTTRACK_A_FLOW_PAD) ||
@@ -698,12 +721,12 @@ static const struct genl_small_ops ft_genl_ops[] = {
 	{
 		.cmd	= FASTTRACK_CMD_DEV_ENABLE,
 		.doit	= ft_nl_dev_enable,
-		.flags	= GENL_ADMIN_PERM,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= FASTTRACK_CMD_DEV_DISABLE,
 		.doit	= ft_nl_dev_disable,
-		.flags	= GENL_ADMIN_PERM,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= FASTTRACK_CMD_DEV_GET,
@@ -721,16 +744,18 @@ static const struct genl_small_ops ft_genl_ops[] = {
 	{
 		.cmd	= FASTTRACK_CMD_CONFIG_SET,
 		.doit	= ft_nl_config_set,
-		.flags	= GENL_ADMIN_PERM,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= FASTTRACK_CMD_FLOW_GET,
 		.dumpit	= ft_nl_flow_dump,
+		/* Reveals connections, as conntrack -L does. */
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= FASTTRACK_CMD_FLUSH,
 		.doit	= ft_nl_flush,
-		.flags	= GENL_ADMIN_PERM,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 };
 

@@ -56,6 +56,8 @@ u32 ft_stat_reason(enum ft_stat stat)
 		return FASTTRACK_REASON_NEIGH;
 	case FT_STAT_FLUSHED:
 		return FASTTRACK_REASON_FLUSH;
+	case FT_STAT_RULESET_CHANGED:
+		return FASTTRACK_REASON_RULESET;
 	default:
 		return FASTTRACK_REASON_DEVICE;
 	}

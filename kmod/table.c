@@ -13,8 +13,12 @@
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
+#include <net/dst.h>
 #include <net/neighbour.h>
 #include <net/netfilter/nf_conntrack_acct.h>
+#include <net/netfilter/nf_conntrack_ecache.h>
+#include <net/netfilter/nf_conntrack_l4proto.h>
+#include <net/netfilter/nf_conntrack_timeout.h>
 
 #include "fasttrack.h"
 
@@ -108,6 +112,11 @@ struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key)
 	return rhashtable_lookup(&fn->flows, key, ft_flow_params);
 }
 
+/*
+ * Publish a fully set up flow. The caller checked that the table has room
+ * and that the tuple is free, so this fails only on a race. Caller: BH
+ * disabled.
+ */
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 {
 	int err;
@@ -117,15 +126,15 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 		err = -ENOSPC;
 		goto err_full;
 	}
+	err = rhashtable_lookup_insert_fast(&fn->flows, &flow->node,
+					    ft_flow_params);
+	if (err)
+		goto err_full;
 	/* Cyclic ids keep a dump in learning order: no flow twice. */
 	err = xa_alloc_cyclic_bh(&fn->flow_ids, &flow->id, flow, xa_limit_32b,
 				 &fn->next_id, GFP_ATOMIC);
 	if (err < 0)
-		goto err_full;
-	err = rhashtable_lookup_insert_fast(&fn->flows, &flow->node,
-					    ft_flow_params);
-	if (err)
-		goto err_insert;
+		goto err_ids;
 	/* From here on teardowns and walks may act on it. */
 	set_bit(FT_FLOW_LIVE, &flow->flags);
 
@@ -133,23 +142,48 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 	ft_nl_flow_event(fn, flow, 0);
 	return 0;
 
-err_insert:
-	xa_erase_bh(&fn->flow_ids, flow->id);
+err_ids:
+	/* Readers that found it meanwhile forwarded under a valid decision. */
+	rhashtable_remove_fast(&fn->flows, &flow->node, ft_flow_params);
 err_full:
 	atomic_dec(&fn->nflows);
 	return err;
 }
 
-/* Push the packets conntrack has not seen yet into its accounting. */
+/* What the fast path forwarded of @flow so far; exact, any context. */
+void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes)
+{
+	const struct ft_flow_acct *a = &flow->acct;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&a->syncp);
+		*packets = u64_stats_read(&a->packets);
+		*bytes = u64_stats_read(&a->bytes);
+	} while (u64_stats_fetch_retry(&a->syncp, start));
+	*packets += atomic64_read(&a->other_packets);
+	*bytes += atomic64_read(&a->other_bytes);
+}
+
+/*
+ * Push the packets conntrack has not seen yet into its accounting, as 64-bit
+ * deltas: nf_ct_acct_add() takes 32-bit ones. GC or release only.
+ */
 static void ft_flow_sync_acct(struct ft_flow *flow)
 {
-	u64 packets = READ_ONCE(flow->packets);
-	u64 bytes = READ_ONCE(flow->bytes);
+	struct nf_conn_acct *acct;
+	u64 packets, bytes;
 
+	ft_flow_acct_read(flow, &packets, &bytes);
 	if (packets == flow->synced_packets)
 		return;
-	nf_ct_acct_add(flow->ct, flow->dir, packets - flow->synced_packets,
-		       bytes - flow->synced_bytes);
+	acct = nf_conn_acct_find(flow->ct);
+	if (acct) {
+		struct nf_conn_counter *c = &acct->counter[flow->dir];
+
+		atomic64_add(packets - flow->synced_packets, &c->packets);
+		atomic64_add(bytes - flow->synced_bytes, &c->bytes);
+	}
 	flow->synced_packets = packets;
 	flow->synced_bytes = bytes;
 }
@@ -161,6 +195,7 @@ static void ft_flow_release(struct rcu_head *head)
 	ft_flow_sync_acct(flow);
 	nf_ct_put(flow->ct);
 	neigh_release(flow->neigh);
+	dst_release(flow->dst);
 	dev_put(flow->out);
 	ft_flow_cache_free(flow);
 }
@@ -183,18 +218,76 @@ static bool ft_flow_kill(struct ft_net *fn, struct ft_flow *flow,
 }
 
 /*
- * Conntrack did not see the packets of the fast path, so its TCP window
- * data is stale. Zeroing td_maxwin makes it pick the window up again from
- * the next packet, as after a mid-stream start.
+ * The timeout conntrack gives the connection in its current state, in
+ * jiffies: its own per-netns table, or the connection's timeout policy.
  */
-static void ft_ct_fixup_tcp(struct nf_conn *ct)
+static u32 ft_ct_state_timeout(struct nf_conn *ct)
 {
+	struct net *net = nf_ct_net(ct);
+	unsigned int *timeouts = nf_ct_timeout_lookup(ct);
+
+	if (nf_ct_protonum(ct) == IPPROTO_TCP) {
+		if (!timeouts)
+			timeouts = nf_tcp_pernet(net)->timeouts;
+		return timeouts[READ_ONCE(ct->proto.tcp.state)];
+	}
+	if (!timeouts)
+		timeouts = nf_udp_pernet(net)->timeouts;
+	return timeouts[test_bit(IPS_ASSURED_BIT, &ct->status) ?
+			UDP_CT_REPLIED : UDP_CT_UNREPLIED];
+}
+
+/*
+ * Give conntrack back what the slow path would have left it: no more than
+ * the timeout of its current state, and TCP window tracking that picks the
+ * windows up again from the next packet (td_maxwin 0, as after a
+ * mid-stream start), since it did not see the packets of the fast path.
+ */
+static void ft_ct_fixup(struct nf_conn *ct)
+{
+	u32 timeout = ft_ct_state_timeout(ct);
+
+	if ((s32)(READ_ONCE(ct->timeout) - nfct_time_stamp) > (s32)timeout)
+		WRITE_ONCE(ct->timeout, nfct_time_stamp + timeout);
 	if (nf_ct_protonum(ct) != IPPROTO_TCP)
 		return;
 	spin_lock_bh(&ct->lock);
 	ct->proto.tcp.seen[0].td_maxwin = 0;
 	ct->proto.tcp.seen[1].td_maxwin = 0;
 	spin_unlock_bh(&ct->lock);
+}
+
+/* The cached direction @dir of @ct, if any. Caller: rcu_read_lock. */
+static struct ft_flow *ft_flow_of_ct(struct ft_net *fn, struct nf_conn *ct,
+				     enum ip_conntrack_dir dir)
+{
+	struct ft_flow *flow;
+	struct ft_key key;
+
+	ft_key_from_tuple(&key, &ct->tuplehash[dir].tuple);
+	flow = ft_flow_lookup(fn, &key);
+	return flow && flow->ct == ct ? flow : NULL;
+}
+
+/* Remove both directions of @ct, if cached. Caller: RCU, BH disabled. */
+void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
+			 enum ft_stat reason)
+{
+	struct ft_flow *flow;
+	int killed = 0;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
+			 "fasttrack: teardown outside an RCU read section");
+	flow = ft_flow_of_ct(fn, ct, IP_CT_DIR_ORIGINAL);
+	if (flow)
+		killed += ft_flow_kill(fn, flow, reason);
+	flow = ft_flow_of_ct(fn, ct, IP_CT_DIR_REPLY);
+	if (flow)
+		killed += ft_flow_kill(fn, flow, reason);
+	if (!killed)
+		return;
+	ft_stat_add(fn, reason, killed);
+	ft_ct_fixup(ct);
 }
 
 /*
@@ -204,22 +297,7 @@ static void ft_ct_fixup_tcp(struct nf_conn *ct)
 void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 		      enum ft_stat reason)
 {
-	struct nf_conn *ct = flow->ct;
-	struct ft_flow *other;
-	struct ft_key key;
-	int killed = 0;
-
-	killed += ft_flow_kill(fn, flow, reason);
-
-	ft_key_from_tuple(&key, &ct->tuplehash[!flow->dir].tuple);
-	other = ft_flow_lookup(fn, &key);
-	if (other && other->ct == ct)
-		killed += ft_flow_kill(fn, other, reason);
-
-	if (!killed)
-		return;
-	ft_stat_add(fn, reason, killed);
-	ft_ct_fixup_tcp(ct);
+	ft_flow_teardown_ct(fn, flow->ct, reason);
 }
 
 /*
@@ -339,14 +417,21 @@ static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
 }
 
 /*
- * Keep conntrack's timeout from running out under an active flow: the GC
- * may come back only after two sweeps (a flow learned behind its cursor).
+ * Conntrack's view of an active flow: the timeout of its current state,
+ * which must not run out before the GC comes back (up to two sweeps, for a
+ * flow learned behind the cursor), and a UDP connection still active after
+ * two seconds is a stream, assured as conntrack would assure it.
  */
 static void ft_ct_refresh(struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
-	u32 expires = nfct_time_stamp + flow->ct_timeout + 2 * FT_GC_SWEEP;
+	u32 expires;
 
+	if (nf_ct_protonum(ct) == IPPROTO_UDP &&
+	    time_after(jiffies, ct->proto.udp.stream_ts) &&
+	    !test_and_set_bit(IPS_ASSURED_BIT, &ct->status))
+		nf_conntrack_event(IPCT_ASSURED, ct);
+	expires = nfct_time_stamp + ft_ct_state_timeout(ct) + 2 * FT_GC_SWEEP;
 	if (READ_ONCE(ct->timeout) != expires)
 		WRITE_ONCE(ct->timeout, expires);
 }
@@ -355,13 +440,22 @@ static void ft_ct_refresh(struct ft_flow *flow)
 static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
+	enum ft_gen_kind kind;
+	u64 packets, bytes;
 
 	if (nf_ct_is_dying(ct) || test_bit(IPS_OFFLOAD_BIT, &ct->status))
 		return FT_STAT_CT_GONE;
-	if (flow->route_gen != (u32)atomic_read(&fn->route_gen))
-		return FT_STAT_ROUTE_CHANGED;
+	kind = ft_gens_stale(fn, &flow->gens);
+	if (kind != FT_GEN_NUM)
+		return kind == FT_GEN_RULES ? FT_STAT_RULESET_CHANGED :
+					      FT_STAT_ROUTE_CHANGED;
+	/* The slow path saw a close the fast path did not. */
+	if (nf_ct_protonum(ct) == IPPROTO_TCP &&
+	    READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED)
+		return FT_STAT_TORN_DOWN;
 
-	if (READ_ONCE(flow->packets) != flow->synced_packets) {
+	ft_flow_acct_read(flow, &packets, &bytes);
+	if (packets != flow->synced_packets) {
 		ft_flow_sync_acct(flow);
 		ft_ct_refresh(flow);
 		WRITE_ONCE(flow->last_active, (u32)jiffies);

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test hooks, built only with FT_TEST_HOOKS=1 (the VM selftests do), never
+ * in a DKMS or distribution build.
+ *
+ * debugfs fasttrack/acct_add: writing "ID PACKETS BYTES" adds that much to
+ * the fast-path counters of flow ID in the writer's netns, as if the fast
+ * path had forwarded it, so that a test can check that conntrack receives
+ * deltas no rate reachable under emulation produces (above 2^32 bytes
+ * between two GC visits).
+ */
+#include <linux/debugfs.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#include "fasttrack.h"
+
+static struct dentry *ft_debugfs;
+
+static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct ft_net *fn = ft_net(current->nsproxy->net_ns);
+	unsigned long long packets, bytes;
+	struct ft_flow *flow;
+	char buf[80];
+	u32 id;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %llu %llu", &id, &packets, &bytes) != 3)
+		return -EINVAL;
+
+	rcu_read_lock();
+	flow = xa_load(&fn->flow_ids, id);
+	if (flow && ft_flow_live(flow)) {
+		atomic64_add(packets, &flow->acct.other_packets);
+		atomic64_add(bytes, &flow->acct.other_bytes);
+	}
+	rcu_read_unlock();
+	return flow ? len : -ENOENT;
+}
+
+static const struct file_operations ft_acct_add_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ft_acct_add_write,
+	.llseek	= noop_llseek,
+};
+
+int ft_testhooks_init(void)
+{
+	ft_debugfs = debugfs_create_dir("fasttrack", NULL);
+	debugfs_create_file("acct_add", 0200, ft_debugfs, NULL,
+			    &ft_acct_add_fops);
+	pr_warn("built with test hooks (FT_TEST_HOOKS): not for production\n");
+	return 0;
+}
+
+void ft_testhooks_exit(void)
+{
+	debugfs_remove_recursive(ft_debugfs);
+}
