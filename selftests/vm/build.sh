@@ -3,6 +3,9 @@
 # Build fasttrack.ko against the headers of a fetched kernel, from a clean
 # copy of the tree in $OUT/build/<kver>, at W=1. Any compiler warning fails.
 #
+# The selftests' module has the test hooks (kmod/testhooks.c); DKMS and
+# "make module" builds never do.
+#
 # usage: build.sh WORD
 # FT_SRC=DIR builds another tree with the same layout (Kbuild, kmod/, ...).
 set -eu
@@ -27,14 +30,14 @@ tar -C "$src" -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 build_module() {
 	local sid_src rc=0
 	case ${BUILD:-host} in
-	host) make -C "$KDIR" M="$out" W=1 modules ;;
-	gcc-12) make -C "$KDIR" M="$out" W=1 CC=gcc-12 modules ;;
+	host) make -C "$KDIR" M="$out" W=1 FT_TEST_HOOKS=1 modules ;;
+	gcc-12) make -C "$KDIR" M="$out" W=1 FT_TEST_HOOKS=1 CC=gcc-12 modules ;;
 	sid)
 		# In the sid chroot, against the headers installed there.
 		sid_src=$(mktemp -d "$CACHE/sid/root/tmp/build.XXXXXX")
 		cp -r "$out/." "$sid_src/"
 		bash "$VM_DIR/sidroot.sh" run make -C "/usr/src/linux-headers-$KVER" \
-			M="/tmp/$(basename "$sid_src")" W=1 modules || rc=$?
+			M="/tmp/$(basename "$sid_src")" W=1 FT_TEST_HOOKS=1 modules || rc=$?
 		cp -r "$sid_src/." "$out/"
 		rm -rf "$sid_src"
 		return "$rc"
