@@ -16,7 +16,7 @@
 #                      (fasttrack,nfftc)
 #   ft.scalecount=N    pktgen frames per scaling run from 100 000 flows up
 #                      (100000)
-#   ft.skip=S,...      sections to skip: tcp, pps, scale
+#   ft.skip=S,...      sections to skip: tcp, pps, scale, commits
 #
 # Sections:
 #   tcp    iperf3 TCP (1 and 4 streams) and UDP, client (VLAN 22) to server
@@ -24,7 +24,10 @@
 #          family;
 #   pps    pktgen, 64-byte UDP frames of one flow, per path and family;
 #   scale  pktgen with 1..1M concurrent flows (IPv4), and fasttrack's memory
-#          per cached flow direction.
+#          per cached flow direction;
+#   commits  fasttrack with 10 000 live IPv4 flows, with and without one
+#          nftables commit per second (each sends every cached flow back
+#          through the stack once).
 . /selftests/lib.sh
 . /bench/guest/lib.sh
 
@@ -262,6 +265,47 @@ section_scale() {
 	done
 }
 
+# commit_loop: one nftables commit per second of guest time, a set element
+# added each time, until killed.
+commit_loop() {
+	local i=0
+	ip netns exec "$NS_ROUTER" nft add table inet bn_churn '{ set s { type ipv4_addr; }; }' ||
+		bn_die "nft: churn table"
+	while :; do
+		i=$((i + 1))
+		ip netns exec "$NS_ROUTER" nft add element inet bn_churn s "{ 198.19.$((i / 250 % 250)).$((i % 250 + 1)) }"
+		sleep 1
+	done
+}
+
+section_commits() {
+	local n=10000 mode rep pps t0 l0 loop
+	section "fasttrack with $n live flows, with and without one nft commit per second"
+	scale_path_on fasttrack
+	set -- $(split_flows "$n")
+	prime 4 "$1" "$2"
+	settle
+	for mode in quiet commits; do
+		loop=
+		if [ "$mode" = commits ]; then
+			commit_loop &
+			loop=$!
+		fi
+		for rep in $(seq "$PPSREPS"); do
+			t0=$(now) l0=$(ip netns exec "$NS_ROUTER" ftctl -j stats | jq .learned)
+			bn_pktgen 4 fwd "$SCALE_COUNT" "$1" "$2"
+			pps=$(awk -v n="$BN_RX" -v us="$BN_USEC" 'BEGIN { printf "%.1f", n * 1e6 / us }')
+			l0=$(($(ip netns exec "$NS_ROUTER" ftctl -j stats | jq .learned) - l0))
+			say "  $mode #$rep: $pps pps, $l0 flow directions learned again in $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
+			bn_result sec=commits mode="$mode" flows="$n" rep="$rep" pps="$pps" \
+				relearned="$l0" secs="$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')"
+		done
+		[ -z "$loop" ] || kill "$loop"
+		wait 2>/dev/null
+	done
+	bn_path_off "$NS_ROUTER"
+}
+
 # settle: let deferred work finish (netns cleanup, RCU callbacks, conntrack
 # and flowtable GC after a flush) before the next measurement; it would
 # otherwise run in the middle of one. Idle time costs nothing (sleep=off).
@@ -269,11 +313,12 @@ settle() { sleep 2; }
 
 if ! skipped tcp; then section_tcp; fi
 settle
-if ! skipped pps || ! skipped scale; then
+if ! skipped pps || ! skipped scale || ! skipped commits; then
 	bn_setup_pktgen
 	BN_FT_DEVS="vlan22, vlan2222"
 	if ! skipped pps; then section_pps; fi
 	if ! skipped scale; then section_scale; fi
+	if ! skipped commits; then section_commits; fi
 fi
 ft_cleanup
 if dmesg | grep -E "$FT_SPLAT_RE" >/dev/null; then

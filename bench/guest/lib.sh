@@ -27,9 +27,13 @@
 #                it then sends straight to trunk0 with the tag, as fasttrack
 #                does, instead of through the VLAN device
 #   fasttrack    fs50 + "ftctl enable" on vlan22 and vlan2222
+#   fthooks      fasttrack with operator hooks on the path: an nft netdev
+#                ingress chain with a counter on vlan22 and, from 6.1, an
+#                egress one on vlan2222 (which takes the VLAN device's
+#                transmit path instead of the direct one) (pktgen only)
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
-BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack"
+BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack fthooks"
 
 # ------------------------------------------------------------- output ----
 
@@ -167,6 +171,21 @@ bn_path_on() {
 		ip netns exec "$ns" ftctl enable vlan22 >/dev/null &&
 			ip netns exec "$ns" ftctl enable vlan2222 >/dev/null ||
 			bn_die "ftctl enable"
+		;;
+	fthooks)
+		bn_path_on "$ns" fasttrack
+		ip netns exec "$ns" nft -f - <<-EOF || bn_die "nft: netdev ingress chain"
+			table netdev bn_hooks {
+				chain in22 {
+					type filter hook ingress device vlan22 priority 0;
+					counter
+				}
+			}
+		EOF
+		ip netns exec "$ns" nft add chain netdev bn_hooks out2222 \
+			'{ type filter hook egress device vlan2222 priority 0; }' 2>/dev/null &&
+			ip netns exec "$ns" nft add rule netdev bn_hooks out2222 counter ||
+			say "  (no netdev egress hook on this kernel: ingress chain only)"
 		;;
 	*) bn_die "unknown path $2" ;;
 	esac
