@@ -45,6 +45,7 @@ static const struct stat_desc flow_stats[] = {
 	{ FASTTRACK_A_STAT_ROUTE_CHANGED, "route_changed", "route-changed", NULL },
 	{ FASTTRACK_A_STAT_NEIGH_CHANGED, "neigh_changed", "neigh-changed", NULL },
 	{ FASTTRACK_A_STAT_FLUSHED,	"flushed",	"flushed", NULL },
+	{ FASTTRACK_A_STAT_RULESET_CHANGED, "ruleset_changed", "ruleset-changed", NULL },
 	{ 0, NULL, NULL, NULL }
 };
 
@@ -65,6 +66,22 @@ static const struct stat_desc punted_stats[] = {
 	{ FASTTRACK_A_STAT_PUNT_MALFORMED,	"malformed",	"malformed", NULL },
 	{ FASTTRACK_A_STAT_PUNT_UNKNOWN,	"unknown",	"unknown", NULL },
 	{ FASTTRACK_A_STAT_PUNT_STALE,		"stale",	"stale", NULL },
+	{ FASTTRACK_A_STAT_PUNT_NOT_FORWARDING,	"not_forwarding", "not-forwarding", NULL },
+	{ FASTTRACK_A_STAT_PUNT_PORT,		"port",		"port", NULL },
+	{ 0, NULL, NULL, NULL }
+};
+
+/* Packets of connections the module did not learn, by reason. */
+static const struct stat_desc not_learned_stats[] = {
+	{ FASTTRACK_A_STAT_NOLEARN_ZONE,	"zone",		"zone", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_HELPER,	"helper",	"helper", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_FLOWTABLE,	"flowtable",	"flowtable", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_LWTUNNEL,	"lwtunnel",	"lwtunnel", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_VRF,		"vrf",		"vrf", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_XFRM,	"xfrm",		"xfrm", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV,	"egress_dev",	"egress-dev", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,	"no_neigh",	"no-neigh", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_RACED,	"raced",	"raced", NULL },
 	{ 0, NULL, NULL, NULL }
 };
 
@@ -72,6 +89,7 @@ static const struct stat_group stat_groups[] = {
 	{ NULL,		"flows",	flow_stats },
 	{ "forwarded",	"forwarded",	forwarded_stats },
 	{ "punted",	"punted",	punted_stats },
+	{ "not_learned", "not learned",	not_learned_stats },
 	{ NULL, NULL, NULL }
 };
 
@@ -170,13 +188,28 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* The members of a stats object: top-level counters, then the groups. */
+static bool group_present(const struct stat_group *g, const struct stats *st)
+{
+	const struct stat_desc *s;
+
+	for (s = g->stats; s->attr; s++)
+		if (st->have[s->attr])
+			return true;
+	return false;
+}
+
+/*
+ * The members of a stats object: top-level counters, then the groups; a
+ * group of which the module sent nothing (an older module) is left out.
+ */
 static void json_stats(struct json *j, const struct stats *st)
 {
 	const struct stat_group *g;
 	const struct stat_desc *s;
 
 	for (g = stat_groups; g->stats; g++) {
+		if (!group_present(g, st))
+			continue;
 		if (g->json)
 			json_obj_open(j, g->json);
 		for (s = g->stats; s->attr; s++)
@@ -210,16 +243,6 @@ static void print_json(const struct ftctl *ft, const struct stats_reply *r,
 	json_end(&j);
 }
 
-static bool group_present(const struct stat_group *g, const struct stats *st)
-{
-	const struct stat_desc *s;
-
-	for (s = g->stats; s->attr; s++)
-		if (st->have[s->attr])
-			return true;
-	return false;
-}
-
 /*
  * flows:
  *   cached 12
@@ -235,11 +258,14 @@ static void print_human(const struct ftctl *ft, const struct stats *st)
 	const struct stat_desc *s;
 	int lw = 0, vw = 0;
 
+	/* Widths of the rows printed: an older module's have their own. */
 	for (g = stat_groups; ft->tty && g->stats; g++) {
 		for (s = g->stats; s->attr; s++) {
 			char num[24];
 			int len = (int)strlen(s->label);
 
+			if (!st->have[s->attr])
+				continue;
 			if (len > lw)
 				lw = len;
 			len = snprintf(num, sizeof(num), "%" PRIu64, st->val[s->attr]);
@@ -272,10 +298,26 @@ static int uint_width(uint64_t v)
 	return snprintf(num, sizeof(num), "%" PRIu64, v);
 }
 
-/* The counters of the per-CPU table: all but FLOWS, which is not per CPU. */
+/* Whether the module sent @attr, in the totals or for any CPU. */
+static bool sent(const struct stats_reply *r, uint16_t attr)
+{
+	size_t i;
+
+	if (r->total.have[attr])
+		return true;
+	for (i = 0; i < r->ncpus; i++)
+		if (r->cpus[i].st.have[attr])
+			return true;
+	return false;
+}
+
+/*
+ * The counters of the per-CPU table: those the module sent, but FLOWS,
+ * which is not per CPU.
+ */
 static const struct stat_desc *per_cpu_cols[FASTTRACK_A_STAT_MAX + 1];
 
-static unsigned int list_columns(void)
+static unsigned int list_columns(const struct stats_reply *r)
 {
 	const struct stat_group *g;
 	const struct stat_desc *s;
@@ -283,7 +325,7 @@ static unsigned int list_columns(void)
 
 	for (g = stat_groups; g->stats; g++)
 		for (s = g->stats; s->attr; s++)
-			if (s->attr != FASTTRACK_A_STAT_FLOWS)
+			if (s->attr != FASTTRACK_A_STAT_FLOWS && sent(r, s->attr))
 				per_cpu_cols[n++] = s;
 	return n;
 }
@@ -293,13 +335,13 @@ static unsigned int list_columns(void)
  *   cpu learned table-full ... stale
  *   0 12 0 ... 3
  *
- * One row per CPU, one column per counter ("-" for one the kernel did not
- * send). On a terminal the columns are right-aligned.
+ * One row per CPU, one column per counter the kernel sent ("-" for a CPU
+ * it did not send it for). On a terminal the columns are right-aligned.
  */
 static void print_per_cpu(const struct ftctl *ft, const struct stats_reply *r)
 {
 	int width[FASTTRACK_A_STAT_MAX + 1] = { 0 };
-	unsigned int ncols = list_columns(), c;
+	unsigned int ncols = list_columns(r), c;
 	int cw = 0;
 	size_t i;
 

@@ -64,8 +64,9 @@ static const struct ft_cmd commands[] = {
 	{ "stats", cmd_stats, "[-s|--per-cpu]",
 	  "show the global statistics",
 	  "Counters of the current network namespace: cached flows and why\n"
-	  "they went away, packets forwarded, and packets punted to the\n"
-	  "full stack by reason. -s adds a table with one row per CPU.\n" },
+	  "they went away, packets forwarded, packets punted to the full\n"
+	  "stack by reason, and packets of connections that were not learned,\n"
+	  "by reason. -s adds a table with one row per CPU.\n" },
 	{ "get", cmd_get, "",
 	  "show the settings",
 	  "Settings of the current network namespace, one \"KEY VALUE\" line\n"

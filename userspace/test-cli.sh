@@ -173,7 +173,7 @@ punted:
   unknown 19000
   stale 20000' stats
 	MOCKENV=FTMOCK_OLD=1; same 0 '{"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000}}' -j stats
-	stats_text='flows:
+	stats_prev_text='flows:
   cached 2000
   learned 3000
   table-full 4000
@@ -198,15 +198,63 @@ punted:
   malformed 18000
   unknown 19000
   stale 20000'
-	stats_json='"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"route_changed":22000,"neigh_changed":23000,"flushed":24000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000}'
+	stats_text='flows:
+  cached 2000
+  learned 3000
+  table-full 4000
+  expired 5000
+  torn-down 6000
+  ct-gone 7000
+  invalidated 8000
+  route-changed 22000
+  neigh-changed 23000
+  flushed 24000
+  ruleset-changed 25000
+forwarded:
+  packets 9000
+  bytes 18446744073709551615
+punted:
+  no-entry 11000
+  fragment 12000
+  options 13000
+  ttl 14000
+  mtu 15000
+  tcp-flags 16000
+  not-writable 17000
+  malformed 18000
+  unknown 19000
+  stale 20000
+  not-forwarding 26000
+  port 27000
+not learned:
+  zone 28000
+  helper 29000
+  flowtable 30000
+  lwtunnel 31000
+  vrf 32000
+  xfrm 33000
+  egress-dev 34000
+  no-neigh 35000
+  raced 36000'
+	stats_prev_json='"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"route_changed":22000,"neigh_changed":23000,"flushed":24000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000}'
+	stats_json='"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"route_changed":22000,"neigh_changed":23000,"flushed":24000,"ruleset_changed":25000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000,"not_forwarding":26000,"port":27000},"not_learned":{"zone":28000,"helper":29000,"flowtable":30000,"lwtunnel":31000,"vrf":32000,"xfrm":33000,"egress_dev":34000,"no_neigh":35000,"raced":36000}'
 	same 0 "$stats_text" stats
 	same 0 "{$stats_json}" -j stats
 	same 0 "$stats_text
 per-cpu:
+  cpu learned table-full expired torn-down ct-gone invalidated route-changed neigh-changed flushed ruleset-changed fwd-packets fwd-bytes no-entry fragment options ttl mtu tcp-flags not-writable malformed unknown stale not-forwarding port zone helper flowtable lwtunnel vrf xfrm egress-dev no-neigh raced
+  0 30 40 50 60 70 80 220 230 240 250 90 100 110 120 130 140 150 160 170 180 190 200 260 270 280 290 300 310 320 330 340 350 360
+  3 31 41 51 61 71 81 221 231 241 251 91 101 111 121 131 141 151 - - - - - 261 271 281 291 301 311 321 331 341 351 361" stats -s
+	same 0 "{$stats_json,\"per_cpu\":[{\"cpu\":0,\"learned\":30,\"table_full\":40,\"expired\":50,\"torn_down\":60,\"ct_gone\":70,\"invalidated\":80,\"route_changed\":220,\"neigh_changed\":230,\"flushed\":240,\"ruleset_changed\":250,\"forwarded\":{\"packets\":90,\"bytes\":100},\"punted\":{\"no_entry\":110,\"fragment\":120,\"options\":130,\"ttl\":140,\"mtu\":150,\"tcp_flags\":160,\"not_writable\":170,\"malformed\":180,\"unknown\":190,\"stale\":200,\"not_forwarding\":260,\"port\":270},\"not_learned\":{\"zone\":280,\"helper\":290,\"flowtable\":300,\"lwtunnel\":310,\"vrf\":320,\"xfrm\":330,\"egress_dev\":340,\"no_neigh\":350,\"raced\":360}},{\"cpu\":3,\"learned\":31,\"table_full\":41,\"expired\":51,\"torn_down\":61,\"ct_gone\":71,\"invalidated\":81,\"route_changed\":221,\"neigh_changed\":231,\"flushed\":241,\"ruleset_changed\":251,\"forwarded\":{\"packets\":91,\"bytes\":101},\"punted\":{\"no_entry\":111,\"fragment\":121,\"options\":131,\"ttl\":141,\"mtu\":151,\"not_forwarding\":261,\"port\":271},\"not_learned\":{\"zone\":281,\"helper\":291,\"flowtable\":301,\"lwtunnel\":311,\"vrf\":321,\"xfrm\":331,\"egress_dev\":341,\"no_neigh\":351,\"raced\":361}}]}" -j stats --per-cpu
+	# A module from before the not-learned counters: the rows and groups
+	# it does not send are left out, and so are their per-CPU columns.
+	MOCKENV=FTMOCK_NO_NOLEARN=1; same 0 "$stats_prev_text" stats
+	MOCKENV=FTMOCK_NO_NOLEARN=1; same 0 "{$stats_prev_json}" -j stats
+	MOCKENV=FTMOCK_NO_NOLEARN=1; same 0 "$stats_prev_text
+per-cpu:
   cpu learned table-full expired torn-down ct-gone invalidated route-changed neigh-changed flushed fwd-packets fwd-bytes no-entry fragment options ttl mtu tcp-flags not-writable malformed unknown stale
   0 30 40 50 60 70 80 220 230 240 90 100 110 120 130 140 150 160 170 180 190 200
   3 31 41 51 61 71 81 221 231 241 91 101 111 121 131 141 151 - - - - -" stats -s
-	same 0 "{$stats_json,\"per_cpu\":[{\"cpu\":0,\"learned\":30,\"table_full\":40,\"expired\":50,\"torn_down\":60,\"ct_gone\":70,\"invalidated\":80,\"route_changed\":220,\"neigh_changed\":230,\"flushed\":240,\"forwarded\":{\"packets\":90,\"bytes\":100},\"punted\":{\"no_entry\":110,\"fragment\":120,\"options\":130,\"ttl\":140,\"mtu\":150,\"tcp_flags\":160,\"not_writable\":170,\"malformed\":180,\"unknown\":190,\"stale\":200}},{\"cpu\":3,\"learned\":31,\"table_full\":41,\"expired\":51,\"torn_down\":61,\"ct_gone\":71,\"invalidated\":81,\"route_changed\":221,\"neigh_changed\":231,\"flushed\":241,\"forwarded\":{\"packets\":91,\"bytes\":101},\"punted\":{\"no_entry\":111,\"fragment\":121,\"options\":131,\"ttl\":141,\"mtu\":151}}]}" -j stats --per-cpu
 	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not support per-CPU statistics (upgrade the module)" stats -s
 	mexpect 0 "mock: attr 13 (flag)" stats -s
 	n=$((n + 1))

@@ -17,6 +17,9 @@
  *                      the canned ones, a datagram at a time
  *   FTMOCK_OLD=1       a module from before flows, flush, events and
  *                      per-CPU statistics
+ *   FTMOCK_NO_NOLEARN=1  a module from before the ruleset-changed,
+ *                      not-forwarding, port and not-learned counters: its
+ *                      last counter is FASTTRACK_A_STAT_FLUSHED
  * Every request's attributes are traced on stderr as "mock: ...".
  *
  * After NETLINK_ADD_MEMBERSHIP, reads return canned flow events, one
@@ -383,6 +386,8 @@ static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
 	/* An older module knows neither STAT_CPU nor what follows it. */
 	if (env("FTMOCK_OLD"))
 		last = FASTTRACK_A_STAT_CPU - 1;
+	else if (env("FTMOCK_NO_NOLEARN"))
+		last = FASTTRACK_A_STAT_FLUSHED;
 	nlh = put_msg(req, MOCK_FAMILY, 0, FASTTRACK_CMD_STATS_GET);
 	nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS);
 	for (t = FASTTRACK_A_STAT_FLOWS; t <= last; t++) {
@@ -399,7 +404,7 @@ static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
 	for (cpu = 0; r->tb[FASTTRACK_A_STATS_PERCPU] && cpu < 2; cpu++) {
 		nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS_CPU);
 		mnl_attr_put_u32(nlh, FASTTRACK_A_STAT_CPU, cpu * 3);
-		for (t = FASTTRACK_A_STAT_LEARNED; t <= FASTTRACK_A_STAT_MAX; t++) {
+		for (t = FASTTRACK_A_STAT_LEARNED; t <= last; t++) {
 			if (t == FASTTRACK_A_STAT_CPU ||
 			    (cpu && t > FASTTRACK_A_STAT_PUNT_MTU &&
 			     t <= FASTTRACK_A_STAT_PUNT_STALE))
