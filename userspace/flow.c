@@ -267,6 +267,7 @@ const char *ft_flow_reason_name(uint32_t reason, char *buf, size_t size)
 		[FASTTRACK_REASON_ROUTE]	= "route",
 		[FASTTRACK_REASON_NEIGH]	= "neigh",
 		[FASTTRACK_REASON_FLUSH]	= "flush",
+		[FASTTRACK_REASON_RULESET]	= "ruleset",
 	};
 
 	if (reason < MNL_ARRAY_SIZE(names) && names[reason])

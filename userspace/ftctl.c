@@ -59,8 +59,9 @@ static const struct ft_cmd commands[] = {
 	{ "monitor", cmd_monitor, "",
 	  "print flow events as they happen",
 	  "One line per flow direction learned (\"new\") or removed (\"del\",\n"
-	  "with the reason: expired, torn-down, ct-gone, device, route, neigh\n"
-	  "or flush), until interrupted. With -j, one JSON object per line.\n" },
+	  "with the reason: expired, torn-down, ct-gone, device, route, neigh,\n"
+	  "flush or ruleset), until interrupted. With -j, one JSON object per\n"
+	  "line.\n" },
 	{ "stats", cmd_stats, "[-s|--per-cpu]",
 	  "show the global statistics",
 	  "Counters of the current network namespace: cached flows and why\n"

@@ -41,6 +41,7 @@ expect 0 "Usage: ftctl flows [dump] [dev DEV] [ipv4|ipv6]" flows --help
 expect 0 "id family proto dir src sport dst dport nat_src nat_sport" help flows
 expect 0 "Usage: ftctl flush [dev DEV] [ipv4|ipv6]" flush -h
 expect 0 "Usage: ftctl monitor" monitor --help
+expect 0 "flush or ruleset), until interrupted" help monitor
 expect 0 "Usage: ftctl stats [-s|--per-cpu]" stats --help
 expect 0 "Usage: ftctl enable DEV" enable lo -h
 expect 0 "ftctl " --version
@@ -351,13 +352,15 @@ ipv4 udp 198.18.2.2:53 -> 198.18.2.1:1024 nat 198.18.2.2:53 -> 198.18.1.2:5353 i
 	same 0 'new ipv4 tcp 198.18.22.2:40000 -> 198.18.222.2:5201 in vlan22 vid 22 out vlan2222 vid 2222 dir original id 1
 new ipv6 udp [2001:db8:1::2]:5353 -> [2001:db8:2::2]:53 nat [2001:db8:2::1]:1024 -> [2001:db8:2::2]:53 in eth1 out eth2 dir original id 7
 del ipv4 tcp 198.18.22.2:40000 -> 198.18.222.2:5201 in vlan22 vid 22 out vlan2222 vid 2222 dir original packets 10 bytes 1500 age 12.3s idle 0.5s id 1 reason torn-down
-del ipv6 udp [2001:db8:1::2]:5353 -> [2001:db8:2::2]:53 nat [2001:db8:2::1]:1024 -> [2001:db8:2::2]:53 in eth1 out eth2 dir original packets 18446744073709551615 bytes 0 age 1h02m idle 1d01h id 7 reason 99' monitor
+del ipv6 udp [2001:db8:1::2]:5353 -> [2001:db8:2::2]:53 nat [2001:db8:2::1]:1024 -> [2001:db8:2::2]:53 in eth1 out eth2 dir original packets 18446744073709551615 bytes 0 age 1h02m idle 1d01h id 7 reason 99
+del ipv4 tcp 198.18.222.2:5201 -> 198.18.22.2:40000 in vlan2222 vid 2222 out vlan22 vid 22 dir reply packets 20 bytes 30000 age 12.3s idle 0.0s id 2 reason ruleset' monitor
 	mexpect 0 "ftctl: warning: events were lost" monitor
 	mexpect 0 "mock: setsockopt NETLINK_ADD_MEMBERSHIP 12" monitor
 	same 0 '{"event":"new","id":1,"family":"ipv4","proto":"tcp","dir":"original","src":"198.18.22.2","sport":40000,"dst":"198.18.222.2","dport":5201,"nat_src":"198.18.22.2","nat_sport":40000,"nat_dst":"198.18.222.2","nat_dport":5201,"iif":102,"iif_name":"vlan22","iif_vlan":22,"oif":103,"oif_name":"vlan2222","oif_vlan":2222,"packets":10,"bytes":1500,"age_ms":12345,"idle_ms":500}
 {"event":"new","id":7,"family":"ipv6","proto":"udp","dir":"original","src":"2001:db8:1::2","sport":5353,"dst":"2001:db8:2::2","dport":53,"nat_src":"2001:db8:2::1","nat_sport":1024,"nat_dst":"2001:db8:2::2","nat_dport":53,"iif":104,"iif_name":"eth1","oif":105,"oif_name":"eth2","packets":18446744073709551615,"bytes":0,"age_ms":3723000,"idle_ms":90061000}
 {"event":"del","id":1,"family":"ipv4","proto":"tcp","dir":"original","src":"198.18.22.2","sport":40000,"dst":"198.18.222.2","dport":5201,"nat_src":"198.18.22.2","nat_sport":40000,"nat_dst":"198.18.222.2","nat_dport":5201,"iif":102,"iif_name":"vlan22","iif_vlan":22,"oif":103,"oif_name":"vlan2222","oif_vlan":2222,"packets":10,"bytes":1500,"age_ms":12345,"idle_ms":500,"reason":"torn-down"}
-{"event":"del","id":7,"family":"ipv6","proto":"udp","dir":"original","src":"2001:db8:1::2","sport":5353,"dst":"2001:db8:2::2","dport":53,"nat_src":"2001:db8:2::1","nat_sport":1024,"nat_dst":"2001:db8:2::2","nat_dport":53,"iif":104,"iif_name":"eth1","oif":105,"oif_name":"eth2","packets":18446744073709551615,"bytes":0,"age_ms":3723000,"idle_ms":90061000,"reason":"99"}' -j monitor
+{"event":"del","id":7,"family":"ipv6","proto":"udp","dir":"original","src":"2001:db8:1::2","sport":5353,"dst":"2001:db8:2::2","dport":53,"nat_src":"2001:db8:2::1","nat_sport":1024,"nat_dst":"2001:db8:2::2","nat_dport":53,"iif":104,"iif_name":"eth1","oif":105,"oif_name":"eth2","packets":18446744073709551615,"bytes":0,"age_ms":3723000,"idle_ms":90061000,"reason":"99"}
+{"event":"del","id":2,"family":"ipv4","proto":"tcp","dir":"reply","src":"198.18.222.2","sport":5201,"dst":"198.18.22.2","dport":40000,"nat_src":"198.18.222.2","nat_sport":5201,"nat_dst":"198.18.22.2","nat_dport":40000,"iif":103,"iif_name":"vlan2222","iif_vlan":2222,"oif":102,"oif_name":"vlan22","oif_vlan":22,"packets":20,"bytes":30000,"age_ms":12345,"idle_ms":0,"reason":"ruleset"}' -j monitor
 	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not send flow events (upgrade the module)" monitor
 	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted to receive fasttrack events" monitor
 	same 0 'max-flows 65536

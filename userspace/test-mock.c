@@ -651,10 +651,16 @@ static bool event_next(void)
 	case 4:
 		nreplies = 0;
 		return true;	/* the overrun */
+	case 6:
+		/* Removed because the firewall ruleset was committed. */
+		nlh = put_msg(&ev, MOCK_FAMILY, 0, FASTTRACK_CMD_FLOW_DEL);
+		nlh->nlmsg_pid = 0;
+		put_flow_nest(nlh, &flows[1], FASTTRACK_REASON_RULESET);
+		end_msg(nlh);
+		return true;
 	}
 	return false;
 }
-
 
 static void handle_config_get(const struct nlmsghdr *req)
 {

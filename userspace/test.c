@@ -239,6 +239,9 @@ static void test_flow_format(void)
 				       sizeof(buf)), "torn-down"), "reason torn-down");
 	ok(!strcmp(ft_flow_reason_name(FASTTRACK_REASON_FLUSH, buf,
 				       sizeof(buf)), "flush"), "reason flush");
+	ok(!strcmp(ft_flow_reason_name(FASTTRACK_REASON_RULESET, buf,
+				       sizeof(buf)), "ruleset"), "reason ruleset (%s)",
+	   ft_flow_reason_name(FASTTRACK_REASON_RULESET, buf, sizeof(buf)));
 	ok(!strcmp(ft_flow_reason_name(1234, buf, sizeof(buf)), "1234"),
 	   "unknown reason is its number");
 
