@@ -124,10 +124,12 @@ int cmd_monitor(struct ftctl *ft, int argc, char **argv)
 		ft_err("this fasttrack module does not send flow events (upgrade the module)");
 		return FT_ERR;
 	}
-	if (ret == -EPERM || ret == -EACCES) {
-		ft_err("not permitted to receive fasttrack events (run as root)");
-		return FT_ERR;
-	}
+	/*
+	 * Only kernels that can restrict a group to CAP_NET_ADMIN
+	 * (GENL_MCAST_CAP_NET_ADMIN) refuse; older ones let anybody join.
+	 */
+	if (ret == -EPERM || ret == -EACCES)
+		return ft_not_permitted(ft);
 	if (ret) {
 		ft_err("monitor: cannot join the events group: %s", strerror(-ret));
 		return FT_ERR;

@@ -24,22 +24,34 @@
 
 static int cmd_help(struct ftctl *ft, int argc, char **argv);
 
+/*
+ * What a refused command needs (see the uapi header): state changes need
+ * CAP_NET_ADMIN in the user namespace that owns the network namespace, as
+ * nftables does; the flows and their events reveal connections and need
+ * it too, as conntrack's do. Device, statistics and settings reads are
+ * open to any user.
+ */
+#define NEEDS_ADMIN	"changing fasttrack state needs CAP_NET_ADMIN in the user namespace that owns this network namespace"
+#define NEEDS_FLOWS	"listing flows needs CAP_NET_ADMIN, as conntrack -L does"
+#define NEEDS_EVENTS	"watching flow events needs CAP_NET_ADMIN, as conntrack -E does"
+
 static const struct ft_cmd commands[] = {
 	{ "enable", cmd_enable, "DEV [ipv4|ipv6]",
 	  "turn the fast path on for a device",
 	  "Without a family, both ipv4 and ipv6 are enabled. Enabling is\n"
-	  "additive: families already enabled stay enabled.\n" },
+	  "additive: families already enabled stay enabled.\n", NEEDS_ADMIN },
 	{ "disable", cmd_disable, "DEV [ipv4|ipv6]",
 	  "turn the fast path off for a device",
 	  "Without a family, every family is disabled and the device is\n"
-	  "released. Cached flows that entered through it are dropped.\n" },
+	  "released. Cached flows that entered through it are dropped.\n",
+	  NEEDS_ADMIN },
 	{ "show", cmd_show, "[dump] [[dev] DEV]",
 	  "show devices and their per-family counters",
 	  "Without DEV, every device that has fasttrack enabled is listed.\n"
 	  "\"dump\" prints one tab-separated line per device, for scripts:\n"
 	  "  ifname ifindex ipv4_enabled ipv4_packets ipv4_bytes\n"
 	  "  ipv6_enabled ipv6_packets ipv6_bytes\n"
-	  "A device named \"dump\" is shown with \"show dev dump\".\n" },
+	  "A device named \"dump\" is shown with \"show dev dump\".\n", NULL },
 	{ "flows", cmd_flows, "[dump] [dev DEV] [ipv4|ipv6]",
 	  "list the cached flow directions",
 	  "One line per cached flow direction: addresses and ports as received\n"
@@ -50,28 +62,28 @@ static const struct ft_cmd commands[] = {
 	  "fields for scripts:\n"
 	  "  id family proto dir src sport dst dport nat_src nat_sport\n"
 	  "  nat_dst nat_dport iif iif_vlan oif oif_vlan packets bytes\n"
-	  "  age_ms idle_ms\n" },
+	  "  age_ms idle_ms\n", NEEDS_FLOWS },
 	{ "flush", cmd_flush, "[dev DEV] [ipv4|ipv6]",
 	  "drop cached flows",
 	  "Drop every cached flow, or those entering through DEV, or those of\n"
 	  "a family. Their connections go on through the full stack and are\n"
-	  "learned again.\n" },
+	  "learned again.\n", NEEDS_ADMIN },
 	{ "monitor", cmd_monitor, "",
 	  "print flow events as they happen",
 	  "One line per flow direction learned (\"new\") or removed (\"del\",\n"
 	  "with the reason: expired, torn-down, ct-gone, device, route, neigh,\n"
 	  "flush or ruleset), until interrupted. With -j, one JSON object per\n"
-	  "line.\n" },
+	  "line.\n", NEEDS_EVENTS },
 	{ "stats", cmd_stats, "[-s|--per-cpu]",
 	  "show the global statistics",
 	  "Counters of the current network namespace: cached flows and why\n"
 	  "they went away, packets forwarded, packets punted to the full\n"
 	  "stack by reason, and packets of connections that were not learned,\n"
-	  "by reason. -s adds a table with one row per CPU.\n" },
+	  "by reason. -s adds a table with one row per CPU.\n", NULL },
 	{ "get", cmd_get, "",
 	  "show the settings",
 	  "Settings of the current network namespace, one \"KEY VALUE\" line\n"
-	  "each, in the form \"ftctl set\" takes.\n" },
+	  "each, in the form \"ftctl set\" takes.\n", NULL },
 	{ "set", cmd_set, "KEY VALUE [KEY VALUE...]",
 	  "change settings",
 	  "Settings are per network namespace. Keys:\n"
@@ -82,10 +94,10 @@ static const struct ft_cmd commands[] = {
 	  "                         masked, equals MARK stay on the slow path;\n"
 	  "                         without /MASK the mask is 0xffffffff\n"
 	  "  skip-mask MASK         the mask alone; 0 turns the check off\n"
-	  "Marks and masks are hex (0x...) or decimal.\n" },
+	  "Marks and masks are hex (0x...) or decimal.\n", NEEDS_ADMIN },
 	{ "help", cmd_help, "[COMMAND]",
 	  "show this help, or the help of one command",
-	  NULL },
+	  NULL, NULL },
 };
 
 #define NCOMMANDS MNL_ARRAY_SIZE(commands)
@@ -211,6 +223,15 @@ static int local_error(struct ftctl *ft, int err)
 	return FT_ERR;
 }
 
+int ft_not_permitted(const struct ftctl *ft)
+{
+	if (ft->cmd->needs)
+		ft_err("not permitted: %s", ft->cmd->needs);
+	else
+		ft_err("%s: not permitted", ft->cmd->name);
+	return FT_ERR;
+}
+
 int ft_request_error(struct ftctl *ft, int err, const char *dev,
 		     const char *subject)
 {
@@ -225,8 +246,10 @@ int ft_request_error(struct ftctl *ft, int err, const char *dev,
 	switch (err) {
 	case EPERM:
 	case EACCES:
-		ft_err("not permitted: changing fasttrack state needs CAP_NET_ADMIN (run as root)");
-		return FT_ERR;
+		/* A command open to any user was refused: say so below. */
+		if (!ft->cmd->needs)
+			break;
+		return ft_not_permitted(ft);
 	case ENODEV:
 		if (!dev)
 			break;

@@ -36,6 +36,7 @@ struct ft_cmd {
 	const char *args;	/* synopsis after the name */
 	const char *help;	/* one line for the command list */
 	const char *detail;	/* more lines for "ftctl COMMAND --help" */
+	const char *needs;	/* privilege, said on EPERM; NULL: none */
 };
 
 /* Connect to the fasttrack family; on failure print why and return FT_ERR. */
@@ -55,6 +56,13 @@ int ft_request_error(struct ftctl *ft, int err, const char *dev,
  * namespace. Returns FT_OK, or prints why not and returns FT_USAGE/FT_ERR.
  */
 int ft_check_dev(struct ftctl *ft, const char *dev);
+
+/*
+ * The kernel refused the current command for lack of privilege: say what
+ * it needs ("not permitted: listing flows needs CAP_NET_ADMIN, ...").
+ * Returns FT_ERR.
+ */
+int ft_not_permitted(const struct ftctl *ft);
 
 /* A bad command line for the current command: message + hint, FT_USAGE. */
 int ft_usage(struct ftctl *ft, const char *fmt, ...)

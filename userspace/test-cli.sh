@@ -345,7 +345,7 @@ ipv4 udp 198.18.2.2:53 -> 198.18.2.1:1024 nat 198.18.2.2:53 -> 198.18.1.2:5353 i
 	same 0 '' flush
 	mexpect 0 "mock: FLUSH" flush dev vlan22 ipv6
 	mexpect 0 "mock: attr 4=2" flush dev vlan22 ipv6
-	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN (run as root)" flush
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN in the user namespace that owns this network namespace" flush
 	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not support flush (upgrade the module)" flush
 
 	# monitor: events until the mock's SIGTERM, exit 0; lost events warned.
@@ -362,7 +362,8 @@ del ipv4 tcp 198.18.222.2:5201 -> 198.18.22.2:40000 in vlan2222 vid 2222 out vla
 {"event":"del","id":7,"family":"ipv6","proto":"udp","dir":"original","src":"2001:db8:1::2","sport":5353,"dst":"2001:db8:2::2","dport":53,"nat_src":"2001:db8:2::1","nat_sport":1024,"nat_dst":"2001:db8:2::2","nat_dport":53,"iif":104,"iif_name":"eth1","oif":105,"oif_name":"eth2","packets":18446744073709551615,"bytes":0,"age_ms":3723000,"idle_ms":90061000,"reason":"99"}
 {"event":"del","id":2,"family":"ipv4","proto":"tcp","dir":"reply","src":"198.18.222.2","sport":5201,"dst":"198.18.22.2","dport":40000,"nat_src":"198.18.222.2","nat_sport":5201,"nat_dst":"198.18.22.2","nat_dport":40000,"iif":103,"iif_name":"vlan2222","iif_vlan":2222,"oif":102,"oif_name":"vlan22","oif_vlan":22,"packets":20,"bytes":30000,"age_ms":12345,"idle_ms":0,"reason":"ruleset"}' -j monitor
 	MOCKENV=FTMOCK_OLD=1; mexpect 1 "ftctl: this fasttrack module does not send flow events (upgrade the module)" monitor
-	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted to receive fasttrack events" monitor
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: watching flow events needs CAP_NET_ADMIN, as conntrack -E does" monitor
+	MOCKENV=FTMOCK_EPERM=1; same 1 '' monitor
 	same 0 'max-flows 65536
 tcp-timeout 300
 udp-timeout 30
@@ -392,8 +393,15 @@ skip-mask 0xffffffff' get
 	mexpect 1 "ftctl: ifb0: fasttrack is not enabled on this device" show ifb0
 	mexpect 1 "ftctl: max-flows: integer out of range (allowed: 1-16777216)" set max-flows 0
 	mexpect 1 "ftctl: tcp-timeout: value out of range" set udp-timeout 5 tcp-timeout 0
-	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN (run as root)" enable eth0
-	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted" set max-flows 10
+	# Without CAP_NET_ADMIN: what each command needs; the reads still work.
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN in the user namespace that owns this network namespace" enable eth0
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN in the user namespace that owns this network namespace" disable eth0 ipv6
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: changing fasttrack state needs CAP_NET_ADMIN in the user namespace that owns this network namespace" set max-flows 10
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: listing flows needs CAP_NET_ADMIN, as conntrack -L does" flows
+	MOCKENV=FTMOCK_EPERM=1; mexpect 1 "ftctl: not permitted: listing flows needs CAP_NET_ADMIN, as conntrack -L does" flows dump dev vlan22
+	MOCKENV=FTMOCK_EPERM=1; same 1 '' -j flows
+	MOCKENV=FTMOCK_EPERM=1; same 0 "$stats_text" stats
+	MOCKENV=FTMOCK_EPERM=1; same 0 '{"max_flows":65536,"tcp_timeout":300,"udp_timeout":30,"skip_mark":"0x10","skip_mask":"0xffffffff"}' -j get
 	MOCKENV=FTMOCK_NOFAMILY=1; mexpect 1 "ftctl: the fasttrack module is not loaded (try: modprobe fasttrack)" show
 fi
 

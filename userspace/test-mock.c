@@ -10,7 +10,9 @@
  *
  * Environment:
  *   FTMOCK_NOFAMILY=1  the family is not registered (ENOENT)
- *   FTMOCK_EPERM=1     admin commands fail with EPERM
+ *   FTMOCK_EPERM=1     the caller lacks CAP_NET_ADMIN: admin commands,
+ *                      the flow dump and joining the events group fail
+ *                      with EPERM; device, stats and config reads work
  *   FTMOCK_INTR=N      flag the first N dumps NLM_F_DUMP_INTR
  *   FTMOCK_EMPTY=1     no device is enabled, no flow is cached
  *   FTMOCK_FLOWS=N     the flow dump lists N generated flows instead of
@@ -580,6 +582,11 @@ static void handle_flow_get(const struct nlmsghdr *req, struct req_attrs *r)
 	new_reply();
 	if (!(req->nlmsg_flags & NLM_F_DUMP)) {
 		put_ack(req, -EOPNOTSUPP, NULL, NULL);
+		return;
+	}
+	/* Flows reveal connections: CAP_NET_ADMIN, as conntrack -L. */
+	if (env("FTMOCK_EPERM")) {
+		put_ack(req, -EPERM, NULL, NULL);
 		return;
 	}
 	memset(&dump, 0, sizeof(dump));
