@@ -26,13 +26,13 @@ static const enum ft_stat ft_parse_punt[] = {
 };
 
 /*
- * The generations each CPU read for the packet it handed to the stack last:
- * the learn hook, on the same CPU in the same softirq, learns that packet
- * under them (gen.c says why).
+ * What each CPU saw of the packet it handed to the stack last: the learn
+ * hook, on the same CPU in the same softirq, learns that packet under these
+ * generations (gen.c says why) and sees what the stack changed of it.
  */
 struct ft_rx_mark {
 	const struct sk_buff *skb;
-	struct ft_gens gens;
+	struct ft_rx_state state;
 };
 
 static DEFINE_PER_CPU(struct ft_rx_mark, ft_rx_mark);
@@ -43,20 +43,22 @@ static unsigned int ft_punt(struct ft_net *fn, const struct sk_buff *skb,
 	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
 
 	m->skb = skb;
-	ft_gens_read(fn, &m->gens);
+	m->state.mark = skb->mark;
+	m->state.priority = skb->priority;
+	ft_gens_read(fn, &m->state.gens);
 	ft_stat_inc(fn, reason);
 	return NF_ACCEPT;
 }
 
-/* The generations @skb entered under, if it is the one ft_punt() saw. */
-bool ft_rx_gens(const struct sk_buff *skb, struct ft_gens *g)
+/* The state @skb entered with, if it is the one ft_punt() saw last. */
+bool ft_rx_state(const struct sk_buff *skb, struct ft_rx_state *rx)
 {
 	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
 
 	if (m->skb != skb)
 		return false;
 	m->skb = NULL;
-	*g = m->gens;
+	*rx = m->state;
 	return true;
 }
 
@@ -259,8 +261,10 @@ static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 	eth->h_proto = skb->protocol;
 
 	skb->dev = out;
-	skb->mark = flow->mark;
-	skb->priority = flow->priority;
+	if (flow->meta & FT_META_MARK)
+		skb->mark = flow->mark;
+	if (flow->meta & FT_META_PRIORITY)
+		skb->priority = flow->priority;
 	skb_clear_tstamp(skb);
 	if (is_vlan_dev(out) && ft_xmit_vlan_direct(skb, out))
 		return;

@@ -169,11 +169,12 @@ struct ft_flow {
 	struct neighbour *neigh;	/* held; MAC read per packet */
 	struct dst_entry *dst;	/* held; dst_check() per packet */
 	u32 dst_cookie;
-	u32 mark;
-	u32 priority;
+	u32 mark;		/* set if FT_META_MARK */
+	u32 priority;		/* set if FT_META_PRIORITY */
 	u16 mtu;
 	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
 	u8 nat;			/* FT_NAT_*; rewrite[] present if not 0 */
+	u8 meta;		/* FT_META_*: what the slow path changed */
 	struct nf_conn *ct;	/* held; liveness checked per packet */
 	struct ft_flow_acct acct;
 
@@ -192,6 +193,21 @@ static inline bool ft_flow_live(const struct ft_flow *flow)
 	return test_bit(FT_FLOW_LIVE, &flow->flags) &&
 	       !test_bit(FT_FLOW_DEAD, &flow->flags);
 }
+
+/*
+ * skb fields the stack changed between ingress and egress (a forward or
+ * postrouting rule), which the fast path then sets as it was learned; a
+ * value set on ingress, before the fast path, stays otherwise.
+ */
+#define FT_META_MARK		BIT(0)
+#define FT_META_PRIORITY	BIT(1)
+
+/* What a packet looked like when the ingress hook handed it to the stack. */
+struct ft_rx_state {
+	struct ft_gens gens;
+	u32 mark;
+	u32 priority;
+};
 
 #define FT_NAT_SRC	BIT(0)
 #define FT_NAT_DST	BIT(1)
@@ -351,7 +367,7 @@ void ft_rules_watch_stop(struct ft_net *fn);
 /* fastpath.c */
 unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state);
-bool ft_rx_gens(const struct sk_buff *skb, struct ft_gens *g);
+bool ft_rx_state(const struct sk_buff *skb, struct ft_rx_state *rx);
 
 /* testhooks.c */
 #ifdef FT_TEST_HOOKS

@@ -9,7 +9,7 @@
  *
  * A learn must not cache an old decision under a new number. The numbers a
  * packet is learned under are read when it enters, in the ingress hook,
- * before the stack decides anything (ft_rx_gens()). That covers a change
+ * before the stack decides anything (ft_rx_state()). That covers a change
  * whose notification comes after the change. For a notification that comes
  * before the change is visible (the IPv6 FIB notifies, then links), the
  * kind is bumped a second time one RCU grace period later: a packet that

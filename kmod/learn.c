@@ -202,7 +202,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	struct ft_flow *flow;
 	struct dst_entry *dst;
 	struct neighbour *n;
-	struct ft_gens gens;
+	struct ft_rx_state rx;
 	struct ft_nat rw;
 	struct ft_dev *fd;
 	struct nf_conn *ct;
@@ -240,7 +240,8 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	/* Learned under what held when the packet entered, if that is
 	 * still what holds; otherwise the decision may be stale already.
 	 */
-	if (!ft_rx_gens(skb, &gens) || ft_gens_stale(fn, &gens) != FT_GEN_NUM) {
+	if (!ft_rx_state(skb, &rx) ||
+	    ft_gens_stale(fn, &rx.gens) != FT_GEN_NUM) {
 		ft_stat_inc(fn, FT_STAT_NOLEARN_RACED);
 		return;
 	}
@@ -261,7 +262,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 
 	ft_key_from_tuple(&flow->key, &ct->tuplehash[dir].tuple);
 	flow->iif = skb->skb_iif;
-	flow->gens = gens;
+	flow->gens = rx.gens;
 	flow->dir = dir;
 	flow->nat = nat;
 	if (nat)
@@ -272,6 +273,8 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 			   rt6_get_cookie((struct rt6_info *)dst) : 0;
 	flow->mark = skb->mark;
 	flow->priority = skb->priority;
+	flow->meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |
+		     (skb->priority != rx.priority ? FT_META_PRIORITY : 0);
 	flow->created = jiffies;
 	flow->last_active = (u32)flow->created;
 	u64_stats_init(&flow->acct.syncp);

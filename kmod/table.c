@@ -449,6 +449,8 @@ static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 	if (kind != FT_GEN_NUM)
 		return kind == FT_GEN_RULES ? FT_STAT_RULESET_CHANGED :
 					      FT_STAT_ROUTE_CHANGED;
+	if (!dst_check(flow->dst, flow->dst_cookie))
+		return FT_STAT_ROUTE_CHANGED;
 	/* The slow path saw a close the fast path did not. */
 	if (nf_ct_protonum(ct) == IPPROTO_TCP &&
 	    READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED)
