@@ -9,7 +9,6 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <net/checksum.h>
-#include <linux/inetdevice.h>
 #include <net/dst.h>
 #include <net/neighbour.h>
 #include <net/sch_generic.h>
@@ -283,15 +282,15 @@ static enum ft_parse_result ft_parse_skb(struct sk_buff *skb, enum ft_fam fam,
 			min(skb_headlen(skb), skb->len), skb->len, pkt);
 }
 
-/* Would the stack forward what arrives on @dev at all? */
+/*
+ * Would the stack forward what arrives on @dev at all? IPv4 flushes its
+ * route cache when forwarding is switched, which dst_check() sees; IPv6
+ * reads the switch per packet in ip6_forward(), and so do we.
+ */
 static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
 {
-	if (fam == FT_FAM_V4) {
-		struct in_device *in_dev = __in_dev_get_rcu(dev);
-
-		return in_dev && IN_DEV_FORWARD(in_dev);
-	}
-	return READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+	return fam == FT_FAM_V4 ||
+	       READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
 }
 
 /*
