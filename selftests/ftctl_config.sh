@@ -116,8 +116,9 @@ check_output "nobody can get" "$saved" ftc_nobody get
 check "nobody can get -j" ftc_nobody -j get
 check_fail "nobody cannot flush" "not permitted" ftc_nobody flush
 check_fail "nobody cannot flush one family" "not permitted" ftc_nobody flush ipv4
-check "nobody can list flows" ftc_nobody flows
-check "nobody can dump flows" ftc_nobody flows dump
+# Flows reveal connections and NAT mappings: CAP_NET_ADMIN, as conntrack -L.
+check_fail "nobody cannot list flows" "CAP_NET_ADMIN" ftc_nobody flows
+check_fail "nobody cannot dump flows" "CAP_NET_ADMIN" ftc_nobody flows dump
 check "nobody can show" ftc_nobody show dump
 
 ft_exit
