@@ -39,6 +39,8 @@ static const struct genl_multicast_group ft_mcgrps[] = {
 		.name	= FASTTRACK_MCGRP_EVENTS,
 #ifdef FT_HAVE_GENL_MCAST_CAP
 		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+#elif defined(FT_HAVE_GENL_MCAST_UNS_PERM)
+		.flags	= GENL_UNS_ADMIN_PERM,	/* 5.10 stable's spelling */
 #endif
 	},
 };

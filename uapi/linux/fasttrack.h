@@ -120,8 +120,9 @@
  *
  * Multicast group FASTTRACK_MCGRP_EVENTS (conntrack): joining it needs
  * CAP_NET_ADMIN in the network namespace's user namespace on kernels that
- * can restrict a group (GENL_MCAST_CAP_NET_ADMIN: 6.7 and later, and stable
- * kernels with the backport); on older kernels any user may join.
+ * can restrict a group (6.7 and later, and the stable kernels with the
+ * backport, such as Debian's 5.10 and 6.1); on older kernels any user may
+ * join.
  *   FASTTRACK_CMD_FLOW_NEW  a flow direction was learned
  *   FASTTRACK_CMD_FLOW_DEL  a flow direction was removed, with the reason
  *   Both carry FASTTRACK_A_FLOW as in FASTTRACK_CMD_FLOW_GET. Events are
