@@ -141,33 +141,37 @@ struct ft_nat {
 
 /*
  * Fast-path counters of one direction. The CPU that learned the flow (the
- * one its receive queue is steered to) adds to its own counters without an
- * atomic; any other CPU (RPS change, LAG, RSS rebalancing) adds to the
- * atomic ones. Both are exact; u64_stats keeps 32-bit readers from tearing.
+ * one its receive queue is steered to, ft_flow.acct_cpu) adds to its own
+ * counters without an atomic; any other CPU (RPS change, LAG, RSS
+ * rebalancing) adds to the atomic ones. Both are exact; u64_stats keeps
+ * 32-bit readers from tearing.
  */
 struct ft_flow_acct {
 	u64_stats_t packets;
 	u64_stats_t bytes;
 	struct u64_stats_sync syncp;
-	int cpu;
 	atomic64_t other_packets;
 	atomic64_t other_bytes;
 };
 
 /*
- * One cached direction of a connection. The fields the fast path reads come
- * first; a flow with NAT carries its rewrite at the end (a separate cache),
- * so that plain routed flows do not pay for it.
+ * One cached direction of a connection. The first two cache lines hold what
+ * the fast path reads, the third what it writes; a flow with NAT carries
+ * its rewrite at the end (a separate cache), so that plain routed flows do
+ * not pay for it.
  */
 struct ft_flow {
 	struct rhash_head node;
 	struct ft_key key;
 	int iif;
 	struct ft_gens gens;	/* learned under these */
+	u32 id;			/* in ft_net.flow_ids */
+
 	unsigned long flags;	/* FT_FLOW_* */
 	struct net_device *out;	/* held */
 	struct neighbour *neigh;	/* held; MAC read per packet */
 	struct dst_entry *dst;	/* held; dst_check() per packet */
+	struct nf_conn *ct;	/* held; liveness checked per packet */
 	u32 dst_cookie;
 	u32 mark;		/* set if FT_META_MARK */
 	u32 priority;		/* set if FT_META_PRIORITY */
@@ -175,14 +179,13 @@ struct ft_flow {
 	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
 	u8 nat;			/* FT_NAT_*; rewrite[] present if not 0 */
 	u8 meta;		/* FT_META_*: what the slow path changed */
-	struct nf_conn *ct;	/* held; liveness checked per packet */
-	struct ft_flow_acct acct;
+	u16 acct_cpu;
+	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 
-	u32 id;			/* in ft_net.flow_ids */
+	struct ft_flow_acct acct;
 	u64 synced_packets;	/* GC only */
 	u64 synced_bytes;
 	unsigned long created;	/* jiffies */
-	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	struct rcu_head rcu;
 	struct ft_nat rewrite[];
 };
@@ -318,7 +321,7 @@ static inline void ft_flow_acct_add(struct ft_flow *flow, unsigned int len)
 {
 	struct ft_flow_acct *a = &flow->acct;
 
-	if (likely(a->cpu == smp_processor_id())) {
+	if (likely(flow->acct_cpu == smp_processor_id())) {
 		u64_stats_update_begin(&a->syncp);
 		u64_stats_inc(&a->packets);
 		u64_stats_add(&a->bytes, len);

@@ -278,7 +278,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	flow->created = jiffies;
 	flow->last_active = (u32)flow->created;
 	u64_stats_init(&flow->acct.syncp);
-	flow->acct.cpu = smp_processor_id();
+	flow->acct_cpu = smp_processor_id();
 
 	flow->neigh = n;
 	flow->out = out;
