@@ -32,7 +32,15 @@ KMOD_LINKS="modprobe insmod rmmod lsmod depmod modinfo"
 MODULE_DIRS="net/netfilter net/ipv4/netfilter net/ipv6/netfilter net/sched net/bridge"
 # crc32c_generic: a soft dependency of libcrc32c (modules.dep omits those).
 # 9p, overlay: dkms_install.sh mounts a root with DKMS in it (dkms-vm.sh).
+# xfrm_user .. jitterentropy_rng: IPsec ESP with cbc(aes) and hmac(sha256)
+# (fastpath_xfrm). The IV generator needs the default RNG, drbg, which
+# loads jitterentropy_rng by name, and whose self-tests need ctr(aes) and
+# hmac(sha512): without them they fail with a WARNING.
+# mpls_*: a route with MPLS encap (fastpath_encap).
 MODULES="8021q veth tun dummy macvlan ifb ipv6 pktgen crc32c_generic 9pnet_virtio 9p overlay virtio_pci"
+MODULES="$MODULES xfrm_user esp4 esp6 authenc echainiv seqiv geniv cbc aes_generic ctr sha512_generic"
+MODULES="$MODULES drbg jitterentropy_rng"
+MODULES="$MODULES mpls_router mpls_iptunnel"
 
 # copy_file SRC [DST]: copy into the root, following symlinks.
 copy_file() {
