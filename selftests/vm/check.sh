@@ -13,7 +13,11 @@
 #
 # Each invocation works in its own $FT_OUT (under $CACHE/out/, removed at
 # the end), so concurrent runs in one tree do not collide.
-# Environment: SMP=1 adds a 2-vCPU load/unload smoke boot per kernel;
+# Every kernel also gets a short second boot with two vCPUs for the tests
+# in SMP_TESTS that are selected (module_load: load/unload; and
+# fastpath_acct_exact, whose two-CPU part skips on one vCPU); SMP=0 leaves
+# it out.
+# Environment: SMP=0 (see above);
 # FT_TIMEOUT is the limit in seconds for one boot (default 3600);
 # FT_JOBS is how many kernels run at once (default: the host's CPUs, as
 # a TCG guest keeps one CPU busy and the tests' waits assume it gets one).
@@ -39,6 +43,16 @@ for t in $tests; do
 	[[ " $all" == *" $t "* ]] || die "no test named '$t'; tests: $all"
 done
 tests=$(xargs <<<"${tests:-$all}")
+
+# The tests of the 2-vCPU boot, of those selected.
+SMP_TESTS="module_load fastpath_acct_exact"
+smp_tests=''
+if [ "${SMP:-1}" != 0 ]; then
+	for t in $SMP_TESTS; do
+		[[ " $tests " != *" $t "* ]] || smp_tests+=" $t"
+	done
+fi
+smp_tests=$(xargs <<<"$smp_tests")
 
 stamp=$(date +%Y%m%d-%H%M%S)
 export FT_OUT=${FT_OUT:-$CACHE/out/$stamp-$$}
@@ -66,8 +80,8 @@ if [ -n "$shell" ]; then
 fi
 
 # kernel_job WORD: prepare a kernel, boot it to run the tests in
-# $OUT/run/WORD and, with SMP=1, boot it again with two vCPUs to run
-# module_load in $OUT/run/WORD-smp. Each run dir gets ktap.log,
+# $OUT/run/WORD and, unless SMP=0, boot it again with two vCPUs to run
+# $smp_tests in $OUT/run/WORD-smp. Each run dir gets ktap.log,
 # console.log, prepare.log and rc (the boot's exit status, or "prepare").
 kernel_job() {
 	local word=$1 dir=$OUT/run/$1 smp=$OUT/run/$1-smp start=$SECONDS rc=0
@@ -82,10 +96,13 @@ kernel_job() {
 	echo "$rc" >"$dir/rc"
 	echo $((SECONDS - start)) >"$dir/seconds"
 	FT_TAG=$word log "guest finished after $((SECONDS - start)) s"
-	[ "${SMP:-0}" = 1 ] || return 0
-	rc=0
-	bash "$VM_DIR/boot.sh" "$word" "$smp" --tests module_load --smp </dev/null || rc=$?
+	[ -n "$smp_tests" ] || return 0
+	start=$SECONDS rc=0
+	FT_TAG=$word-smp log "booting with 2 vCPUs: $smp_tests"
+	bash "$VM_DIR/boot.sh" "$word" "$smp" --tests "${smp_tests// /,}" --smp </dev/null || rc=$?
 	echo "$rc" >"$smp/rc"
+	echo $((SECONDS - start)) >"$smp/seconds"
+	FT_TAG=$word-smp log "guest finished after $((SECONDS - start)) s"
 }
 
 runs=''
@@ -93,7 +110,7 @@ for word in $kernels; do
 	wait_for_slot
 	kernel_job "$word" &
 	runs+=" $word"
-	[ "${SMP:-0}" != 1 ] || runs+=" $word-smp"
+	[ -z "$smp_tests" ] || runs+=" $word-smp"
 done
 wait
 
@@ -104,7 +121,7 @@ table="| kernel | release | Debian version | passed | failed | wall time |
 for run in $runs; do
 	dir=$OUT/run/$run
 	expect=$tests
-	[[ $run != *-smp ]] || expect=module_load
+	[[ $run != *-smp ]] || expect=$smp_tests
 	# shellcheck disable=SC2086 # a list of test names
 	judge "$run" "$dir" $expect
 	env=$(kernel_env "${run%-smp}")
