@@ -89,7 +89,7 @@ static const struct stat_group stat_groups[] = {
 	{ NULL,		"flows",	flow_stats },
 	{ "forwarded",	"forwarded",	forwarded_stats },
 	{ "punted",	"punted",	punted_stats },
-	{ "not_learned", "not learned",	not_learned_stats },
+	{ "not_learned", "not-learned",	not_learned_stats },
 	{ NULL, NULL, NULL }
 };
 

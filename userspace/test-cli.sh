@@ -227,7 +227,7 @@ punted:
   stale 20000
   not-forwarding 26000
   port 27000
-not learned:
+not-learned:
   zone 28000
   helper 29000
   flowtable 30000
