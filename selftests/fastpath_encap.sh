@@ -8,10 +8,12 @@
 # (mpls_iptunnel); the server pops the label and delivers the packet
 # ("ip -f mpls route add 100 dev lo"). Only client->server is
 # encapsulated; the server answers over the plain route. The fast path
-# knows nothing of the encap, so it must never take such a connection,
-# neither direction of it:
+# cannot replay the encap, so it must never take the encapsulated
+# direction; the answers take a plain route, which it may offload as the
+# stack would forward them:
 #  - over a TCP upload and a TCP download, the fast path forwards nothing
-#    of the family on either router device, and learns nothing;
+#    that the client sends (received on the client-side device), and
+#    learns at most the answering direction of each connection;
 #  - "ftctl -j stats" counts what it did not learn: not_learned.lwtunnel
 #    grows;
 #  - the data still arrives intact, through the slow path and the encap:
@@ -70,21 +72,21 @@ for fam in 4 6; do
 	fp_begin
 	fp_tcp_transfer "IPv$fam upload through encap mpls" "$fam" "$file"
 	fp_end
-	check_eq "IPv$fam upload: the fast path forwarded nothing (bytes, both devices)" \
-		"0 0" "$(fp_cdelta "$fam") $(if [ "$fam" = 4 ]; then echo "$FPD_SV4"; else echo "$FPD_SV6"; fi)"
+	check_eq "IPv$fam upload: the fast path forwarded nothing the client sent (bytes)" \
+		0 "$(fp_cdelta "$fam")"
 
 	fp_begin
 	fp_tcp_fetch "IPv$fam download, requests through encap mpls" "$fam" "$file"
 	fp_end
-	check_eq "IPv$fam download: the fast path forwarded nothing (bytes, both devices)" \
-		"0 0" "$(fp_cdelta "$fam") $(if [ "$fam" = 4 ]; then echo "$FPD_SV4"; else echo "$FPD_SV6"; fi)"
+	check_eq "IPv$fam download: the fast path forwarded nothing the client sent (bytes)" \
+		0 "$(fp_cdelta "$fam")"
 
 	check_ge "IPv$fam: the client's packets reach the server as MPLS" \
 		"$(srv_pkts mpls)" $((mpls0 + 100))
 	check_eq "IPv$fam: none of the client's packets reach the server as plain IP" \
 		"$plain0" "$(srv_pkts "plain$fam")"
-	check_eq "IPv$fam: fasttrack learned no direction of these connections" \
-		"$learned0" "$(fp_num "$(fp_stat learned)")"
+	check_le "IPv$fam: fasttrack learned at most the answering direction of each connection" \
+		"$(fp_num "$(fp_stat learned)")" $((learned0 + 2))
 	lw=$(fp_stat not_learned.lwtunnel)
 	if [ "$(fp_num "$lw")" -gt "$lw0" ]; then
 		pass "IPv$fam: ftctl -j stats: not_learned.lwtunnel grew ($lw0 -> $lw)"

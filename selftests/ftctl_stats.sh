@@ -30,10 +30,10 @@ flat() {
 
 # text_flat TEXT: "ftctl stats" text as the same "path value" lines, the
 # labels turned into the JSON's names: "flows:" counters at the top (with
-# "cached" as "flows"), the others under their group, "-" as "_".
+# "cached" as "flows"), the others under their group, "-" as "_" in both.
 text_flat() {
 	sed '/^per-cpu:$/,$d' "$1" | awk '
-		/^[a-z-]+:$/ { g = substr($1, 1, length($1) - 1); next }
+		/^[a-z-]+:$/ { g = substr($1, 1, length($1) - 1); gsub("-", "_", g); next }
 		{ k = $1; gsub("-", "_", k)
 		  if (g == "flows") { if (k == "cached") k = "flows"; print k " " $2 }
 		  else print g "." k " " $2 }' | sort
