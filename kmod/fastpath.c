@@ -301,19 +301,15 @@ static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
 static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
-	enum ft_gen_kind kind;
 	enum ft_stat reason;
 
 	if (unlikely(nf_ct_is_dying(ct) || nf_ct_is_expired(ct))) {
 		reason = FT_STAT_CT_GONE;
 		goto stale;
 	}
-	kind = ft_gens_stale(fn, &flow->gens);
-	if (unlikely(kind != FT_GEN_NUM)) {
-		reason = kind == FT_GEN_RULES ? FT_STAT_RULESET_CHANGED :
-						FT_STAT_ROUTE_CHANGED;
+	reason = ft_gens_stale(fn, &flow->gens);
+	if (unlikely(reason))
 		goto stale;
-	}
 	if (unlikely(!dst_check(flow->dst, flow->dst_cookie))) {
 		reason = FT_STAT_ROUTE_CHANGED;
 		goto stale;

@@ -287,16 +287,24 @@ static inline void ft_gens_read(struct ft_net *fn, struct ft_gens *g)
 	smp_rmb();
 }
 
-/* The first generation kind @g is stale in, or FT_GEN_NUM. */
-static inline enum ft_gen_kind ft_gens_stale(struct ft_net *fn,
-					     const struct ft_gens *g)
+/*
+ * Why a decision taken under @g is stale: the removal counter of the first
+ * generation that moved since (FT_STAT_ROUTE_CHANGED, _RULESET_CHANGED), or
+ * 0 while it holds.
+ */
+static inline enum ft_stat ft_gens_stale(struct ft_net *fn,
+					 const struct ft_gens *g)
 {
+	static const enum ft_stat reason[FT_GEN_NUM] = {
+		[FT_GEN_ROUTE]	= FT_STAT_ROUTE_CHANGED,
+		[FT_GEN_RULES]	= FT_STAT_RULESET_CHANGED,
+	};
 	int i;
 
 	for (i = 0; i < FT_GEN_NUM; i++)
 		if (g->val[i] != (u32)atomic_read(&fn->gen[i]))
-			return i;
-	return FT_GEN_NUM;
+			return reason[i];
+	return 0;
 }
 
 /* table.c */
@@ -308,6 +316,8 @@ struct ft_flow *ft_flow_alloc(bool nat);
 void ft_flow_free(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
 struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);
+struct ft_flow *ft_flow_lookup_tuple(struct ft_net *fn,
+				     const struct nf_conntrack_tuple *t);
 void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 		      enum ft_stat reason);
 void ft_key_from_tuple(struct ft_key *key,

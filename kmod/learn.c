@@ -177,16 +177,6 @@ static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
 	return 0;
 }
 
-/* Is a direction with this tuple cached already? Caller: RCU. */
-static bool ft_tuple_cached(struct ft_net *fn,
-			    const struct nf_conntrack_tuple *t)
-{
-	struct ft_key key;
-
-	ft_key_from_tuple(&key, t);
-	return ft_flow_lookup(fn, &key);
-}
-
 /*
  * Cache the direction of @skb's connection. Everything that can refuse
  * does so before anything is allocated or referenced, so that the packets
@@ -231,7 +221,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	}
 
 	dir = CTINFO2DIR(ctinfo);
-	if (ft_tuple_cached(fn, &ct->tuplehash[dir].tuple))
+	if (ft_flow_lookup_tuple(fn, &ct->tuplehash[dir].tuple))
 		return;
 	if (atomic_read(&fn->nflows) >= READ_ONCE(fn->cfg.max_flows)) {
 		ft_stat_inc(fn, FT_STAT_TABLE_FULL);
@@ -240,8 +230,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	/* Learned under what held when the packet entered, if that is
 	 * still what holds; otherwise the decision may be stale already.
 	 */
-	if (!ft_rx_state(skb, &rx) ||
-	    ft_gens_stale(fn, &rx.gens) != FT_GEN_NUM) {
+	if (!ft_rx_state(skb, &rx) || ft_gens_stale(fn, &rx.gens)) {
 		ft_stat_inc(fn, FT_STAT_NOLEARN_RACED);
 		return;
 	}

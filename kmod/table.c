@@ -257,15 +257,22 @@ static void ft_ct_fixup(struct nf_conn *ct)
 	spin_unlock_bh(&ct->lock);
 }
 
+/* The flow cached for a conntrack tuple, if any. Caller: rcu_read_lock. */
+struct ft_flow *ft_flow_lookup_tuple(struct ft_net *fn,
+				     const struct nf_conntrack_tuple *t)
+{
+	struct ft_key key;
+
+	ft_key_from_tuple(&key, t);
+	return ft_flow_lookup(fn, &key);
+}
+
 /* The cached direction @dir of @ct, if any. Caller: rcu_read_lock. */
 static struct ft_flow *ft_flow_of_ct(struct ft_net *fn, struct nf_conn *ct,
 				     enum ip_conntrack_dir dir)
 {
-	struct ft_flow *flow;
-	struct ft_key key;
+	struct ft_flow *flow = ft_flow_lookup_tuple(fn, &ct->tuplehash[dir].tuple);
 
-	ft_key_from_tuple(&key, &ct->tuplehash[dir].tuple);
-	flow = ft_flow_lookup(fn, &key);
 	return flow && flow->ct == ct ? flow : NULL;
 }
 
@@ -440,15 +447,14 @@ static void ft_ct_refresh(struct ft_flow *flow)
 static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
-	enum ft_gen_kind kind;
+	enum ft_stat reason;
 	u64 packets, bytes;
 
 	if (nf_ct_is_dying(ct) || test_bit(IPS_OFFLOAD_BIT, &ct->status))
 		return FT_STAT_CT_GONE;
-	kind = ft_gens_stale(fn, &flow->gens);
-	if (kind != FT_GEN_NUM)
-		return kind == FT_GEN_RULES ? FT_STAT_RULESET_CHANGED :
-					      FT_STAT_ROUTE_CHANGED;
+	reason = ft_gens_stale(fn, &flow->gens);
+	if (reason)
+		return reason;
 	if (!dst_check(flow->dst, flow->dst_cookie))
 		return FT_STAT_ROUTE_CHANGED;
 	/* The slow path saw a close the fast path did not. */
