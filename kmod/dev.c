@@ -221,6 +221,13 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 		else
 			ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
 		break;
+	case NETDEV_UP:
+	case NETDEV_CHANGE:
+		/* Carrier and link state pick multipath next hops and
+		 * linkdown routes: every flow looks its route up again.
+		 */
+		ft_gen_bump(fn, FT_GEN_ROUTE);
+		break;
 	case NETDEV_CHANGEUPPER:
 		/* Now a bridge or bond port: its rx_handler owns its frames
 		 * (the fast path punts them), and what it sent through is gone.

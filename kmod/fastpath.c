@@ -8,6 +8,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <net/checksum.h>
 #include <net/dst.h>
 #include <net/neighbour.h>
@@ -283,34 +284,53 @@ static enum ft_parse_result ft_parse_skb(struct sk_buff *skb, enum ft_fam fam,
 }
 
 /*
- * Would the stack forward what arrives on @dev at all? IPv4 flushes its
- * route cache when forwarding is switched, which dst_check() sees; IPv6
- * reads the switch per packet in ip6_forward(), and so do we.
+ * Would the stack forward what arrives on @dev at all? Both families read
+ * the switch per packet (ip_route_input_slow(), ip6_forward()), and so do
+ * we: a flow whose route is re-armed past an IPv4 generation change would
+ * not see the change of the switch otherwise.
  */
 static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
 {
-	return fam == FT_FAM_V4 ||
-	       READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+	struct in_device *in_dev;
+
+	if (fam == FT_FAM_V6)
+		return READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+	in_dev = __in_dev_get_rcu(dev);
+	return in_dev && IN_DEV_FORWARD(in_dev);
 }
 
 /*
  * Is the state @flow was learned under still there? Its conntrack entry,
- * the generations, its route and its next hop; if not, both directions go
- * back to the stack and the reason is counted.
+ * the ruleset, its route (route.c) and its next hop; if not, both
+ * directions go back to the stack and the reason is counted.
  */
-static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow)
+static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
+			  struct sk_buff *skb)
 {
+	const struct net *net = dev_net(skb->dev);
 	struct nf_conn *ct = flow->ct;
 	enum ft_stat reason;
+	bool dst_ok;
 
 	if (unlikely(nf_ct_is_dying(ct) || nf_ct_is_expired(ct))) {
 		reason = FT_STAT_CT_GONE;
 		goto stale;
 	}
-	reason = ft_gens_stale(fn, &flow->gens);
-	if (unlikely(reason))
+	if (unlikely(flow->gens.val[FT_GEN_RULES] !=
+		     (u32)atomic_read(&fn->gen[FT_GEN_RULES]))) {
+		reason = FT_STAT_RULESET_CHANGED;
 		goto stale;
-	if (unlikely(!dst_check(flow->dst, flow->dst_cookie))) {
+	}
+	/* IPsec appeared since the route was last looked up. */
+	if (unlikely(ft_xfrm_active(net)) &&
+	    test_bit(FT_FLOW_NO_XFRM, &flow->flags)) {
+		reason = FT_STAT_ROUTE_CHANGED;
+		goto stale;
+	}
+	dst_ok = ft_flow_dst_ok(flow, net);
+	if (unlikely(!dst_ok || READ_ONCE(flow->gens.val[FT_GEN_ROUTE]) !=
+			       (u32)atomic_read(&fn->gen[FT_GEN_ROUTE])) &&
+	    !ft_route_recheck(fn, flow, skb, dst_ok)) {
 		reason = FT_STAT_ROUTE_CHANGED;
 		goto stale;
 	}
@@ -371,7 +391,7 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 			ft_flow_teardown(fn, flow, FT_STAT_TORN_DOWN);
 		return ft_punt(fn, skb, FT_STAT_PUNT_TCP_FLAGS);
 	}
-	if (!ft_flow_valid(fn, flow))
+	if (!ft_flow_valid(fn, flow, skb))
 		return ft_punt(fn, skb, FT_STAT_PUNT_STALE);
 
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))

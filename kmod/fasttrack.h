@@ -20,6 +20,7 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <net/netfilter/nf_conntrack.h>
+#include <net/dst.h>
 #include <net/netns/generic.h>
 #include <linux/fasttrack.h>
 
@@ -75,18 +76,34 @@ enum ft_stat {
 	FT_STAT_NOLEARN_EGRESS_DEV,
 	FT_STAT_NOLEARN_NO_NEIGH,
 	FT_STAT_NOLEARN_RACED,
+	FT_STAT_ROUTE_REVALIDATED,
 	FT_STAT_NUM,
 };
 
 /*
  * Generations of the state a cached decision was taken under. A change
- * bumps its kind (gen.c); a flow learned under an older value is stale.
+ * bumps its kind (gen.c); a flow learned under an older ruleset is stale.
+ * The routing generation is the head of the route change log (route.c):
+ * a flow behind it is stale only if a logged change covers it.
  */
 enum ft_gen_kind {
 	FT_GEN_ROUTE,		/* FIB, rules, nexthops, device changes */
 	FT_GEN_RULES,		/* firewall ruleset commits */
 	FT_GEN_NUM,
 };
+
+/*
+ * One route change: the flows whose route destination is in @prefix/@plen,
+ * of family @fam, or every flow if @fam is FT_FAM_NUM (rules, nexthop
+ * objects, devices: changes without a prefix).
+ */
+struct ft_route_change {
+	union ft_addr prefix;
+	u8 plen;
+	u8 fam;
+};
+
+#define FT_RLOG_SIZE	64	/* changes a flow may fall behind by */
 
 struct ft_gens {
 	u32 val[FT_GEN_NUM];
@@ -129,6 +146,8 @@ struct ft_dev {
 enum ft_flow_bits {
 	FT_FLOW_LIVE,		/* in both indexes: may be killed */
 	FT_FLOW_DEAD,		/* killed: unlinked, freed after RCU */
+	FT_FLOW_RECHECK,	/* route.c: next failed dst check looks up */
+	FT_FLOW_NO_XFRM,	/* validated while no IPsec policy existed */
 };
 
 /* NAT rewrite of one direction: what the headers become on egress. */
@@ -170,9 +189,9 @@ struct ft_flow {
 	unsigned long flags;	/* FT_FLOW_* */
 	struct net_device *out;	/* held */
 	struct neighbour *neigh;	/* held; MAC read per packet */
-	struct dst_entry *dst;	/* held; dst_check() per packet */
+	struct dst_entry *dst;	/* held; route.c checks it per packet */
 	struct nf_conn *ct;	/* held; liveness checked per packet */
-	u32 dst_cookie;
+	u32 dst_cookie;		/* IPv6: fib6 cookie; IPv4: rt_genid */
 	u32 mark;		/* set if FT_META_MARK */
 	u32 priority;		/* set if FT_META_PRIORITY */
 	u16 mtu;
@@ -247,6 +266,15 @@ struct ft_net {
 	bool gen_stopped;
 	struct rcu_head gen_rcu;
 
+	/* Route change log, head in gen[FT_GEN_ROUTE]: route.c, gen.c */
+	seqcount_spinlock_t rlog_seq;	/* writers hold gen_lock */
+	struct ft_route_change rlog[FT_RLOG_SIZE];
+	/* Prefix changes to log again once the armed grace period ends */
+	struct ft_route_change rlog_waiting[FT_RLOG_SIZE];
+	struct ft_route_change rlog_next[FT_RLOG_SIZE];
+	unsigned int rlog_nwaiting;	/* > FT_RLOG_SIZE: log all instead */
+	unsigned int rlog_nnext;
+
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
 	struct mutex lock;		/* settings, route watch */
 	struct delayed_work gc_work;
@@ -276,6 +304,7 @@ void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
 void ft_gen_init(struct ft_net *fn);
 void ft_gen_exit(struct ft_net *fn);
 void ft_gen_bump(struct ft_net *fn, enum ft_gen_kind kind);
+void ft_route_log(struct ft_net *fn, const struct ft_route_change *c);
 
 static inline void ft_gens_read(struct ft_net *fn, struct ft_gens *g)
 {
@@ -372,6 +401,48 @@ void ft_learn_stop(struct ft_net *fn);
 /* route.c */
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_watch_stop(struct ft_net *fn);
+void ft_route_log_append(struct ft_net *fn, const struct ft_route_change *c);
+bool ft_route_nexthop(struct dst_entry *dst, const struct sk_buff *skb,
+		      enum ft_fam fam, union ft_addr *nh);
+u32 ft_dst_cookie(struct dst_entry *dst, enum ft_fam fam);
+bool ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
+		      struct sk_buff *skb, bool dst_ok);
+
+/*
+ * Would forwarded packets meet IPsec: policies that xfrm4_route_forward()
+ * and the forward policy check look up, or a default that is not accept?
+ * Their changes move the route generations without being logged.
+ */
+static inline bool ft_xfrm_active(const struct net *net)
+{
+#ifdef CONFIG_XFRM
+	return READ_ONCE(net->xfrm.policy_count[XFRM_POLICY_OUT]) ||
+	       READ_ONCE(net->xfrm.policy_count[XFRM_POLICY_FWD]) ||
+	       READ_ONCE(net->xfrm.policy_default[XFRM_POLICY_OUT]) !=
+			XFRM_USERPOLICY_ACCEPT ||
+	       READ_ONCE(net->xfrm.policy_default[XFRM_POLICY_FWD]) !=
+			XFRM_USERPOLICY_ACCEPT;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Does the route @flow was cached with still hold, as far as the dst can
+ * tell? IPv4 input routes carry the netns route generation, which any FIB
+ * change moves, so the flow keeps the one it was last checked under and
+ * route.c moves it on past changes that are not its own. Per packet.
+ */
+static inline bool ft_flow_dst_ok(const struct ft_flow *flow,
+				  const struct net *net)
+{
+	struct dst_entry *dst = READ_ONCE(flow->dst);
+
+	if (flow->key.fam == FT_FAM_V4)
+		return READ_ONCE(dst->obsolete) == DST_OBSOLETE_FORCE_CHK &&
+		       READ_ONCE(flow->dst_cookie) == (u32)rt_genid_ipv4(net);
+	return dst_check(dst, READ_ONCE(flow->dst_cookie));
+}
 
 /* rules.c */
 int ft_rules_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);

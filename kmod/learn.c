@@ -103,22 +103,15 @@ static struct neighbour *ft_nexthop_neigh(struct sk_buff *skb,
 					  struct net_device *out,
 					  enum ft_fam fam)
 {
-	struct dst_entry *dst = skb_dst(skb);
 	struct neighbour *n;
+	union ft_addr nh;
 
-	if (fam == FT_FAM_V4) {
-		struct rtable *rt = (struct rtable *)dst;
-
-		if (rt->rt_gw_family == AF_INET6)
-			return NULL;
-		n = __ipv4_neigh_lookup_noref(out,
-					      (__force u32)rt_nexthop(rt, ip_hdr(skb)->daddr));
-	} else {
-		const struct in6_addr *nh;
-
-		nh = rt6_nexthop((struct rt6_info *)dst, &ipv6_hdr(skb)->daddr);
-		n = __ipv6_neigh_lookup_noref(out, nh);
-	}
+	if (!ft_route_nexthop(skb_dst(skb), skb, fam, &nh))
+		return NULL;
+	if (fam == FT_FAM_V4)
+		n = __ipv4_neigh_lookup_noref(out, (__force u32)nh.ip);
+	else
+		n = __ipv6_neigh_lookup_noref(out, &nh.in6);
 
 	if (!n || !(READ_ONCE(n->nud_state) & NUD_VALID) ||
 	    READ_ONCE(n->dead) || !refcount_inc_not_zero(&n->refcnt))
@@ -258,8 +251,9 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		flow->rewrite[0] = rw;
 	flow->mtu = min_t(unsigned int, dst_mtu(dst), out->mtu);
 	flow->dst = dst;
-	flow->dst_cookie = fam == FT_FAM_V6 ?
-			   rt6_get_cookie((struct rt6_info *)dst) : 0;
+	flow->dst_cookie = ft_dst_cookie(dst, fam);
+	if (!ft_xfrm_active(dev_net(out)))
+		__set_bit(FT_FLOW_NO_XFRM, &flow->flags);
 	flow->mark = skb->mark;
 	flow->priority = skb->priority;
 	flow->meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |

@@ -1,30 +1,310 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Route changes. A flow holds the dst the stack routed it with and checks
- * it per packet with dst_check(): the IPv4 route generation and the IPv6
- * fib6 serial numbers catch route, policy rule, nexthop, forwarding sysctl
- * and xfrm policy changes, as they do for sockets. On top of that, every
- * FIB and nexthop event in the netns bumps the routing generation (gen.c),
- * so that a learn racing with a change cannot cache the old route, and
- * nexthop objects replaced in place, which need not touch the FIB, are seen
- * too. Precise per-prefix revalidation would keep unrelated flows cached
- * under route churn (BGP); this invalidates broadly.
+ * Route changes: revalidate, don't invalidate.
+ *
+ * A flow holds the dst the stack routed it with. Two things tell it that
+ * its route may have changed:
+ *  - the dst check: IPv4 input routes carry the netns route generation,
+ *    which every FIB, rule, nexthop, xfrm policy or forwarding change
+ *    moves; IPv6 routes carry the serial number of their fib6 node, which
+ *    changes below and at the node move;
+ *  - the route change log: every FIB entry event logs its prefix, and
+ *    rules, nexthop objects and devices log a change that covers all.
+ *
+ * A flow whose dst check failed on changes that the log shows cannot be
+ * its own (other prefixes) arms the check again and keeps forwarding. A
+ * flow that a logged change covers looks its route up again, as the stack
+ * would for the packet at hand, and keeps forwarding if the decision came
+ * out the same: egress device, next hop, MTU. Anything else is torn down
+ * and goes back to the stack, and so is a flow whose lookup the fast path
+ * cannot reproduce (DNAT, a mark set by the ruleset, IPsec).
+ *
+ * The log is one ring per netns, written under gen_lock, read locklessly
+ * through a seqcount. A flow that falls further behind than the ring holds
+ * looks up. A covered lookup may run before the change it was logged for
+ * is visible (IPv4 notifies a deletion before it unlinks); such a flow
+ * looks up once more at its next failed dst check (FT_FLOW_RECHECK), which
+ * the generation moved after the unlink makes fail, and gen.c logs every
+ * change a second time one grace period later.
  */
+#include <linux/inetdevice.h>
 #include <net/fib_notifier.h>
+#include <net/ip_fib.h>
+#include <net/ip6_fib.h>
+#include <net/ip6_route.h>
 #include <net/nexthop.h>
+#include <net/route.h>
 
 #include "fasttrack.h"
+
+/* Caller holds gen_lock; gen.c logs through ft_route_log(). */
+void ft_route_log_append(struct ft_net *fn, const struct ft_route_change *c)
+{
+	u32 head = (u32)atomic_read(&fn->gen[FT_GEN_ROUTE]) + 1;
+	struct ft_route_change *slot = &fn->rlog[head % FT_RLOG_SIZE];
+
+	lockdep_assert_held(&fn->gen_lock);
+	write_seqcount_begin(&fn->rlog_seq);
+	if (c) {
+		*slot = *c;
+	} else {
+		memset(slot, 0, sizeof(*slot));
+		slot->fam = FT_FAM_NUM;
+	}
+	atomic_set(&fn->gen[FT_GEN_ROUTE], head);
+	write_seqcount_end(&fn->rlog_seq);
+}
+
+static bool ft_change_covers(const struct ft_route_change *c,
+			     enum ft_fam fam, const union ft_addr *a)
+{
+	if (c->fam == FT_FAM_NUM)
+		return true;
+	if (c->fam != fam)
+		return false;
+	if (fam == FT_FAM_V4)
+		return !((a->ip ^ c->prefix.ip) & inet_make_mask(c->plen));
+	return ipv6_prefix_equal(&a->in6, &c->prefix.in6, c->plen);
+}
+
+/*
+ * Does a change logged after @from cover the route to @a? *@head is where
+ * the log was read up to; a flow further behind than the ring is covered.
+ */
+static bool ft_route_log_covers(struct ft_net *fn, u32 from, enum ft_fam fam,
+				const union ft_addr *a, u32 *head)
+{
+	unsigned int seq;
+	bool covered;
+	u32 i, to;
+
+	do {
+		seq = read_seqcount_begin(&fn->rlog_seq);
+		to = (u32)atomic_read(&fn->gen[FT_GEN_ROUTE]);
+		covered = to - from >= FT_RLOG_SIZE;
+		for (i = from + 1; !covered && i != to + 1; i++)
+			covered = ft_change_covers(&fn->rlog[i % FT_RLOG_SIZE],
+						   fam, a);
+	} while (read_seqcount_retry(&fn->rlog_seq, seq));
+	*head = to;
+	return covered;
+}
+
+/* The address the packets of @dst go to next. */
+bool ft_route_nexthop(struct dst_entry *dst, const struct sk_buff *skb,
+		      enum ft_fam fam, union ft_addr *nh)
+{
+	if (fam == FT_FAM_V4) {
+		struct rtable *rt = (struct rtable *)dst;
+
+		if (rt->rt_gw_family == AF_INET6)
+			return false;
+		nh->ip = rt_nexthop(rt, ip_hdr(skb)->daddr);
+	} else {
+		nh->in6 = *rt6_nexthop((struct rt6_info *)dst,
+				       &ipv6_hdr(skb)->daddr);
+	}
+	return true;
+}
+
+/* What the dst check of @dst compares with, as it is now. */
+u32 ft_dst_cookie(struct dst_entry *dst, enum ft_fam fam)
+{
+	if (fam == FT_FAM_V4)
+		return (u32)((struct rtable *)dst)->rt_genid;
+	return rt6_get_cookie((struct rt6_info *)dst);
+}
+
+/*
+ * The input route of @skb, as ip_rcv_finish() and ip6_rcv_finish() look
+ * it up, set on the skb without a reference, or NULL if there is none.
+ */
+static struct dst_entry *ft_route_input(struct sk_buff *skb, enum ft_fam fam)
+{
+	struct net_device *dev = skb->dev;
+
+	skb_dst_drop(skb);
+	if (fam == FT_FAM_V4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+#ifdef FT_HAVE_ROUTE_INPUT_DSCP
+		if (ip_route_input_noref(skb, iph->daddr, iph->saddr,
+					 ip4h_dscp(iph), dev))
+			return NULL;
+#else
+		if (ip_route_input_noref(skb, iph->daddr, iph->saddr,
+					 iph->tos, dev))
+			return NULL;
+#endif
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+		struct flowi6 fl6 = {
+			.flowi6_iif	= dev->ifindex,
+			.daddr		= ip6h->daddr,
+			.saddr		= ip6h->saddr,
+			.flowlabel	= ip6_flowinfo(ip6h),
+			.flowi6_mark	= skb->mark,
+			.flowi6_proto	= ip6h->nexthdr,
+		};
+		struct net *net = dev_net(dev);
+		struct flow_keys flkeys;
+
+		/* Ports and protocol for rules that match on them. */
+		fib6_rules_early_flow_dissect(net, skb, &fl6, &flkeys);
+		skb_dst_set_noref(skb, ip6_route_input_lookup(net, dev, &fl6, skb,
+							      RT6_LOOKUP_F_HAS_SADDR |
+							      RT6_LOOKUP_F_DST_NOREF));
+	}
+	return skb_dst(skb);
+}
+
+/* Would @dst send @flow's packets where they go now, the same way? */
+static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
+			  const struct sk_buff *skb)
+{
+	enum ft_fam fam = flow->key.fam;
+	union ft_addr nh = {};
+
+	if (dst->error || dst->dev != flow->out || dst->lwtstate ||
+	    dst_xfrm(dst))
+		return false;
+	if (fam == FT_FAM_V4) {
+		if (((struct rtable *)dst)->rt_type != RTN_UNICAST)
+			return false;
+	} else if (((struct rt6_info *)dst)->rt6i_flags &
+		   (RTF_REJECT | RTF_LOCAL | RTF_ANYCAST)) {
+		return false;
+	}
+	if (min_t(unsigned int, dst_mtu(dst), flow->out->mtu) != flow->mtu)
+		return false;
+	if (!ft_route_nexthop(dst, skb, fam, &nh))
+		return false;
+	return flow->neigh->dev == dst->dev &&
+	       !memcmp(flow->neigh->primary_key, &nh,
+		       fam == FT_FAM_V4 ? sizeof(nh.ip) : sizeof(nh.in6));
+}
+
+/*
+ * Look the route of @flow up again with @skb; keep the flow, with the new
+ * dst, if the decision is the same. @covered: a logged change asked for it.
+ */
+static bool ft_route_relookup(struct ft_net *fn, struct ft_flow *flow,
+			      struct sk_buff *skb, u32 head, bool covered)
+{
+	struct dst_entry *dst, *old;
+	bool same = false;
+
+	/* The fast path cannot redo the stack's lookup for these. */
+	if ((flow->nat & FT_NAT_DST) || (flow->meta & FT_META_MARK) ||
+	    ft_xfrm_active(dev_net(skb->dev)))
+		return false;
+
+	dst = ft_route_input(skb, flow->key.fam);
+	if (dst && ft_route_same(flow, dst, skb) && dst_hold_safe(dst)) {
+		WRITE_ONCE(flow->dst_cookie, ft_dst_cookie(dst, flow->key.fam));
+		old = xchg(&flow->dst, dst);
+		/* Readers hold RCU; dst_release() frees after a grace period. */
+		dst_release(old);
+		if (covered)
+			set_bit(FT_FLOW_RECHECK, &flow->flags);
+		else
+			clear_bit(FT_FLOW_RECHECK, &flow->flags);
+		set_bit(FT_FLOW_NO_XFRM, &flow->flags);
+		WRITE_ONCE(flow->gens.val[FT_GEN_ROUTE], head);
+		ft_stat_inc(fn, FT_STAT_ROUTE_REVALIDATED);
+		same = true;
+	}
+	skb_dst_drop(skb);
+	return same;
+}
+
+/*
+ * The dst check of @flow failed although nothing logged covers it: take
+ * the route's current generation or serial number as the one to check
+ * against, if the route itself is still alive.
+ */
+static bool ft_dst_rearm(struct ft_flow *flow, const struct net *net)
+{
+	struct dst_entry *dst = READ_ONCE(flow->dst);
+	u32 cookie;
+
+	if (flow->key.fam == FT_FAM_V4) {
+		if (READ_ONCE(dst->obsolete) != DST_OBSOLETE_FORCE_CHK)
+			return false;
+		cookie = (u32)rt_genid_ipv4(net);
+	} else {
+		cookie = rt6_get_cookie((struct rt6_info *)dst);
+		if (!dst_check(dst, cookie))
+			return false;
+	}
+	WRITE_ONCE(flow->dst_cookie, cookie);
+	return true;
+}
+
+/* The address the stack routes @flow's packets to: after DNAT. */
+static const union ft_addr *ft_flow_route_dst(const struct ft_flow *flow)
+{
+	return flow->nat & FT_NAT_DST ? &flow->rewrite->dst : &flow->key.dst;
+}
+
+/*
+ * The routing generation moved past @flow, or its dst check failed
+ * (@dst_ok false): keep it if its route still holds. Per packet, BH off.
+ */
+bool ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
+		      struct sk_buff *skb, bool dst_ok)
+{
+	const struct net *net = dev_net(skb->dev);
+	u32 head;
+
+	if (ft_route_log_covers(fn, READ_ONCE(flow->gens.val[FT_GEN_ROUTE]),
+				flow->key.fam, ft_flow_route_dst(flow), &head))
+		return ft_route_relookup(fn, flow, skb, head, true);
+	/*
+	 * Unlogged changes move the generations too: IPsec policies (no
+	 * flow is re-armed while they exist) and changes of the flow's own
+	 * that were not visible yet when it last looked up (RECHECK).
+	 */
+	if (!dst_ok && (test_bit(FT_FLOW_RECHECK, &flow->flags) ||
+			ft_xfrm_active(net) || !ft_dst_rearm(flow, net)))
+		return ft_route_relookup(fn, flow, skb, head, false);
+	WRITE_ONCE(flow->gens.val[FT_GEN_ROUTE], head);
+	return true;
+}
 
 static int ft_fib_event(struct notifier_block *nb, unsigned long event,
 			void *ptr)
 {
 	struct ft_net *fn = container_of(nb, struct ft_net, fib_nb);
+	struct fib_notifier_info *info = ptr;
+	struct ft_route_change c = {};
 
 	switch (event) {
 	case FIB_EVENT_ENTRY_REPLACE:
 	case FIB_EVENT_ENTRY_APPEND:
 	case FIB_EVENT_ENTRY_ADD:
 	case FIB_EVENT_ENTRY_DEL:
+		if (info->family == AF_INET) {
+			struct fib_entry_notifier_info *e;
+
+			e = container_of(info, struct fib_entry_notifier_info,
+					 info);
+			c.fam = FT_FAM_V4;
+			c.prefix.ip = htonl(e->dst);
+			c.plen = e->dst_len;
+		} else if (info->family == AF_INET6) {
+			struct fib6_entry_notifier_info *e;
+
+			e = container_of(info, struct fib6_entry_notifier_info,
+					 info);
+			c.fam = FT_FAM_V6;
+			c.prefix.in6 = e->rt->fib6_dst.addr;
+			c.plen = e->rt->fib6_dst.plen;
+		} else {
+			break;	/* multicast routing: no flow of ours */
+		}
+		ft_route_log(fn, &c);
+		break;
 	case FIB_EVENT_RULE_ADD:
 	case FIB_EVENT_RULE_DEL:
 	case FIB_EVENT_NH_ADD:

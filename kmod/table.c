@@ -447,16 +447,15 @@ static void ft_ct_refresh(struct ft_flow *flow)
 static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
-	enum ft_stat reason;
 	u64 packets, bytes;
 
-	if (nf_ct_is_dying(ct) || test_bit(IPS_OFFLOAD_BIT, &ct->status))
+	if (nf_ct_is_dying(ct) || nf_ct_is_expired(ct) ||
+	    test_bit(IPS_OFFLOAD_BIT, &ct->status))
 		return FT_STAT_CT_GONE;
-	reason = ft_gens_stale(fn, &flow->gens);
-	if (reason)
-		return reason;
-	if (!dst_check(flow->dst, flow->dst_cookie))
-		return FT_STAT_ROUTE_CHANGED;
+	/* Route changes are the fast path's: it may keep the flow. */
+	if (flow->gens.val[FT_GEN_RULES] !=
+	    (u32)atomic_read(&fn->gen[FT_GEN_RULES]))
+		return FT_STAT_RULESET_CHANGED;
 	/* The slow path saw a close the fast path did not. */
 	if (nf_ct_protonum(ct) == IPPROTO_TCP &&
 	    READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED)

@@ -46,6 +46,7 @@ static const struct stat_desc flow_stats[] = {
 	{ FASTTRACK_A_STAT_NEIGH_CHANGED, "neigh_changed", "neigh-changed", NULL },
 	{ FASTTRACK_A_STAT_FLUSHED,	"flushed",	"flushed", NULL },
 	{ FASTTRACK_A_STAT_RULESET_CHANGED, "ruleset_changed", "ruleset-changed", NULL },
+	{ FASTTRACK_A_STAT_ROUTE_REVALIDATED, "route_revalidated", "route-revalidated", NULL },
 	{ 0, NULL, NULL, NULL }
 };
 

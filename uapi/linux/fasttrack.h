@@ -244,6 +244,7 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV, /* egress not Ethernet, or down */
 	FASTTRACK_A_STAT_NOLEARN_NO_NEIGH, /* next hop not resolved */
 	FASTTRACK_A_STAT_NOLEARN_RACED,	/* state changed while it was routed */
+	FASTTRACK_A_STAT_ROUTE_REVALIDATED, /* kept: route looked up again */
 
 	__FASTTRACK_A_STAT_LAST
 };
