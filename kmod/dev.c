@@ -137,15 +137,23 @@ err_stats:
 	return ERR_PTR(err);
 }
 
-static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd)
+/*
+ * @flush: remove the flows that enter through the device now (the user
+ * disabled it). Otherwise (the device or the netns goes) no packet reaches
+ * them any more, and the GC reaps them: deleting a thousand VLANs does not
+ * walk the table a thousand times, nor wait a grace period each.
+ */
+static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd, bool flush)
 {
 	ASSERT_RTNL();
 	xa_erase(&fn->dev_index, fd->dev->ifindex);
 	nf_unregister_net_hook(fn->net, &fd->ops);
 	list_del(&fd->list);
-	/* A learn hook that still saw the device has finished after this. */
-	synchronize_net();
-	ft_table_kill_dev(fn, fd->dev, __FASTTRACK_F_ALL);
+	if (flush) {
+		/* A learn hook that still saw the device is done after this. */
+		synchronize_net();
+		ft_table_kill_dev(fn, fd->dev, __FASTTRACK_F_ALL);
+	}
 	ft_net_deactivate(fn);
 	ft_dev_put(fd);
 	call_rcu(&fd->rcu, ft_dev_free_rcu);
@@ -179,7 +187,7 @@ int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families)
 
 	ASSERT_RTNL();
 	if (!left) {
-		ft_dev_destroy(fn, fd);
+		ft_dev_destroy(fn, fd, true);
 		return 0;
 	}
 	WRITE_ONCE(fd->families, left);
@@ -193,8 +201,9 @@ void ft_dev_disable_all(struct ft_net *fn)
 	struct ft_dev *fd, *tmp;
 
 	ASSERT_RTNL();
+	/* The netns goes: ft_table_exit() removes every flow after this. */
 	list_for_each_entry_safe(fd, tmp, &fn->devs, list)
-		ft_dev_destroy(fn, fd);
+		ft_dev_destroy(fn, fd, false);
 }
 
 /*
@@ -209,25 +218,12 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct ft_dev *fd;
 
 	ASSERT_RTNL();
-	if (!fn->ndevs)
-		return NOTIFY_DONE;
-
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		ft_gen_bump(fn, FT_GEN_ROUTE);
 		fd = ft_dev_find(fn, dev);
 		if (fd)
-			ft_dev_destroy(fn, fd);
-		else
-			ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
-		break;
-	case NETDEV_UP:
-	case NETDEV_CHANGE:
-		/* Carrier and link state pick multipath next hops and
-		 * linkdown routes: every flow looks its route up again.
-		 */
-		ft_gen_bump(fn, FT_GEN_ROUTE);
-		break;
+			ft_dev_destroy(fn, fd, false);
+		fallthrough;
 	case NETDEV_CHANGEUPPER:
 		/* Now a bridge or bond port: its rx_handler owns its frames
 		 * (the fast path punts them), and what it sent through is gone.
@@ -235,9 +231,18 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_DOWN:
 	case NETDEV_CHANGEMTU:
 	case NETDEV_CHANGEADDR:
-		/* Also makes a learn that raced with the change stale. */
+		/* Its next hops die, with the flows that leave through them;
+		 * every other flow looks its route up again.
+		 */
+		ft_nh_kill_dev(fn, dev);
 		ft_gen_bump(fn, FT_GEN_ROUTE);
-		ft_table_kill_dev(fn, dev, __FASTTRACK_F_ALL);
+		break;
+	case NETDEV_UP:
+	case NETDEV_CHANGE:
+		/* Carrier and link state pick multipath next hops and
+		 * linkdown routes: every flow looks its route up again.
+		 */
+		ft_gen_bump(fn, FT_GEN_ROUTE);
 		break;
 	}
 	return NOTIFY_DONE;

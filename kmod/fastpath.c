@@ -251,12 +251,12 @@ static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
 
 static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 {
-	struct net_device *out = flow->out;
+	struct net_device *out = flow->nh->dev;
 	struct ethhdr *eth;
 
 	eth = skb_push(skb, ETH_HLEN);
 	skb_reset_mac_header(skb);
-	neigh_ha_snapshot(eth->h_dest, flow->neigh, out);
+	neigh_ha_snapshot(eth->h_dest, flow->nh->neigh, out);
 	ether_addr_copy(eth->h_source, out->dev_addr);
 	eth->h_proto = skb->protocol;
 
@@ -334,7 +334,11 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		reason = FT_STAT_ROUTE_CHANGED;
 		goto stale;
 	}
-	if (unlikely(!ft_neigh_usable(flow->neigh))) {
+	if (unlikely(READ_ONCE(flow->nh->dead))) {
+		reason = FT_STAT_INVALIDATED;	/* its device changed */
+		goto stale;
+	}
+	if (unlikely(!ft_neigh_usable(flow->nh->neigh))) {
 		reason = FT_STAT_NEIGH_CHANGED;
 		goto stale;
 	}
@@ -399,7 +403,7 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 	if (skb->len > flow->mtu &&
 	    !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, flow->mtu)))
 		return ft_punt(fn, skb, FT_STAT_PUNT_MTU);
-	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->out)))
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->nh->dev)))
 		return ft_punt(fn, skb, FT_STAT_PUNT_NOT_WRITABLE);
 
 	skb_forward_csum(skb);

@@ -13,6 +13,7 @@
 #ifndef _FT_FASTTRACK_H
 #define _FT_FASTTRACK_H
 
+#include <linux/hashtable.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/rhashtable.h>
@@ -187,8 +188,7 @@ struct ft_flow {
 	u32 id;			/* in ft_net.flow_ids */
 
 	unsigned long flags;	/* FT_FLOW_* */
-	struct net_device *out;	/* held */
-	struct neighbour *neigh;	/* held; MAC read per packet */
+	struct ft_nh *nh;	/* held; neighbour MAC read per packet */
 	struct dst_entry *dst;	/* held; route.c checks it per packet */
 	struct nf_conn *ct;	/* held; liveness checked per packet */
 	u32 dst_cookie;		/* IPv6: fib6 cookie; IPv4: rt_genid */
@@ -200,14 +200,37 @@ struct ft_flow {
 	u8 meta;		/* FT_META_*: what the slow path changed */
 	u16 acct_cpu;
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
+	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
 
 	struct ft_flow_acct acct;
 	u64 synced_packets;	/* GC only */
 	u64 synced_bytes;
-	unsigned long created;	/* jiffies */
 	struct rcu_head rcu;
 	struct ft_nat rewrite[];
 };
+
+/*
+ * A next hop cached flows share (nexthop.c): the neighbour they are sent
+ * to and its device. In ft_net.nh_hash while alive; dead once unhashed,
+ * and then its flows are stale. Readers check @dead before @neigh, @dev.
+ */
+struct ft_nh {
+	struct hlist_node node;
+	struct neighbour *neigh;	/* held until released */
+	struct net_device *dev;		/* held until released */
+#ifdef FT_HAVE_NETDEV_HOLD
+	netdevice_tracker dev_tracker;
+#endif
+	struct ft_net *fn;
+	int ifindex;			/* of @dev, for dumps: */
+	u16 vlan_id;			/* they may outlive @dev */
+	refcount_t ref;			/* flows, and a pending release */
+	bool dead;
+	bool released;
+	struct rcu_head rcu;
+};
+
+#define FT_NH_HASH_BITS	10
 
 /* A flow that walks and teardowns act on. */
 static inline bool ft_flow_live(const struct ft_flow *flow)
@@ -246,14 +269,15 @@ struct ft_net {
 	struct ft_config cfg;
 
 	atomic_t nflows ____cacheline_aligned_in_smp;
-	struct xarray flow_ids;		/* id -> flow, in learning order */
-	u32 next_id;
+	struct xarray flow_ids;		/* id -> flow, lowest free id */
 	unsigned long gc_next;		/* id the GC goes on from */
 
 	struct list_head devs;		/* RTNL */
 	struct xarray dev_index;	/* ifindex -> ft_dev, RCU readers */
 	unsigned int ndevs;		/* RTNL */
 	struct notifier_block netdev_nb;
+	spinlock_t nh_lock;		/* nh_hash writers */
+	DECLARE_HASHTABLE(nh_hash, FT_NH_HASH_BITS);	/* by device */
 	struct notifier_block fib_nb;	/* route watch: under lock */
 	struct notifier_block nh_nb;
 	struct socket *rules_sock;	/* ruleset watch: under lock */
@@ -397,6 +421,14 @@ void ft_dev_notifier_exit(struct ft_net *fn);
 /* learn.c */
 int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_learn_stop(struct ft_net *fn);
+
+/* nexthop.c */
+struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
+			struct net_device *dev);
+void ft_nh_put(struct ft_nh *nh);
+void ft_nh_kill_dev(struct ft_net *fn, const struct net_device *dev);
+void ft_nh_init(struct ft_net *fn);
+void ft_nh_exit(struct ft_net *fn);
 
 /* route.c */
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);

@@ -98,10 +98,9 @@ static void ft_ct_tcp_liberal(struct nf_conn *ct)
 	spin_unlock_bh(&ct->lock);
 }
 
-/* The neighbour the packet is sent to, referenced, or NULL. */
-static struct neighbour *ft_nexthop_neigh(struct sk_buff *skb,
-					  struct net_device *out,
-					  enum ft_fam fam)
+/* The next hop the packet is sent to, referenced, or NULL. */
+static struct ft_nh *ft_learn_nh(struct ft_net *fn, struct sk_buff *skb,
+				 struct net_device *out, enum ft_fam fam)
 {
 	struct neighbour *n;
 	union ft_addr nh;
@@ -113,10 +112,9 @@ static struct neighbour *ft_nexthop_neigh(struct sk_buff *skb,
 	else
 		n = __ipv6_neigh_lookup_noref(out, &nh.in6);
 
-	if (!n || !(READ_ONCE(n->nud_state) & NUD_VALID) ||
-	    READ_ONCE(n->dead) || !refcount_inc_not_zero(&n->refcnt))
+	if (!n || !(READ_ONCE(n->nud_state) & NUD_VALID) || READ_ONCE(n->dead))
 		return NULL;
-	return n;
+	return ft_nh_get(fn, n, out);
 }
 
 /* What the egress headers are: the inverse of the other direction's tuple. */
@@ -184,11 +182,11 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	enum ft_stat refusal;
 	struct ft_flow *flow;
 	struct dst_entry *dst;
-	struct neighbour *n;
 	struct ft_rx_state rx;
 	struct ft_nat rw;
 	struct ft_dev *fd;
 	struct nf_conn *ct;
+	struct ft_nh *nh;
 	bool closing;
 	u8 nat;
 
@@ -228,14 +226,14 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		return;
 	}
 
-	n = ft_nexthop_neigh(skb, out, fam);
-	if (!n) {
+	nh = ft_learn_nh(fn, skb, out, fam);
+	if (!nh) {
 		ft_stat_inc(fn, FT_STAT_NOLEARN_NO_NEIGH);
 		return;
 	}
 	dst = skb_dst(skb);
 	if (!dst_hold_safe(dst))
-		goto err_neigh;
+		goto err_nh;
 
 	nat = ft_nat_from_ct(&rw, ct, dir);
 	flow = ft_flow_alloc(nat);
@@ -258,14 +256,12 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	flow->priority = skb->priority;
 	flow->meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |
 		     (skb->priority != rx.priority ? FT_META_PRIORITY : 0);
-	flow->created = jiffies;
-	flow->last_active = (u32)flow->created;
+	flow->created = (u32)jiffies;
+	flow->last_active = flow->created;
 	u64_stats_init(&flow->acct.syncp);
 	flow->acct_cpu = smp_processor_id();
 
-	flow->neigh = n;
-	flow->out = out;
-	dev_hold(out);
+	flow->nh = nh;
 	nf_conntrack_get(&ct->ct_general);
 	flow->ct = ct;
 
@@ -277,12 +273,11 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 
 	/* Lost a race with another CPU or a settings change: rare. */
 	nf_ct_put(ct);
-	dev_put(out);
 	ft_flow_free(flow);
 err_dst:
 	dst_release(dst);
-err_neigh:
-	neigh_release(n);
+err_nh:
+	ft_nh_put(nh);
 }
 
 /*

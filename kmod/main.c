@@ -34,6 +34,7 @@ static int __net_init ft_net_init(struct net *net)
 	xa_init(&fn->dev_index);
 	mutex_init(&fn->lock);
 	ft_gen_init(fn);
+	ft_nh_init(fn);
 
 	fn->stats = netdev_alloc_pcpu_stats(struct ft_stats_pcpu);
 	if (!fn->stats)
@@ -69,6 +70,7 @@ static void __net_exit ft_net_exit(struct net *net)
 	ft_route_watch_stop(fn);
 	ft_gen_exit(fn);
 	ft_table_exit(fn);
+	ft_nh_exit(fn);
 	WARN_ON_ONCE(!xa_empty(&fn->dev_index));
 	xa_destroy(&fn->dev_index);
 	free_percpu(fn->stats);

@@ -544,13 +544,13 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_NAT_DPORT,
 			 flow->nat & FT_NAT_DPORT ? r->dport : k->dport) ||
 	    nla_put_u32(msg, FASTTRACK_A_FLOW_IIF, flow->iif) ||
-	    nla_put_u32(msg, FASTTRACK_A_FLOW_OIF, flow->out->ifindex) ||
+	    nla_put_u32(msg, FASTTRACK_A_FLOW_OIF, flow->nh->ifindex) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_PACKETS, packets,
 			      FASTTRACK_A_FLOW_PAD) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_BYTES, bytes,
 			      FASTTRACK_A_FLOW_PAD) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_AGE_MS,
-			      jiffies_to_msecs(now - flow->created),
+			      jiffies_to_msecs((u32)now - flow->created),
 			      FASTTRACK_A_FLOW_PAD) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_IDLE_MS,
 			      jiffies_to_msecs((u32)now -
@@ -561,7 +561,7 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 	vid = ft_vlan_id(in);
 	if (vid && nla_put_u16(msg, FASTTRACK_A_FLOW_IIF_VLAN, vid))
 		goto err;
-	vid = ft_vlan_id(flow->out);
+	vid = flow->nh->vlan_id;
 	if (vid && nla_put_u16(msg, FASTTRACK_A_FLOW_OIF_VLAN, vid))
 		goto err;
 	if (reason && nla_put_u32(msg, FASTTRACK_A_FLOW_REASON,

@@ -165,7 +165,7 @@ static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
 	enum ft_fam fam = flow->key.fam;
 	union ft_addr nh = {};
 
-	if (dst->error || dst->dev != flow->out || dst->lwtstate ||
+	if (dst->error || dst->dev != flow->nh->dev || dst->lwtstate ||
 	    dst_xfrm(dst))
 		return false;
 	if (fam == FT_FAM_V4) {
@@ -175,13 +175,12 @@ static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
 		   (RTF_REJECT | RTF_LOCAL | RTF_ANYCAST)) {
 		return false;
 	}
-	if (min_t(unsigned int, dst_mtu(dst), flow->out->mtu) != flow->mtu)
+	if (min_t(unsigned int, dst_mtu(dst), dst->dev->mtu) != flow->mtu)
 		return false;
 	if (!ft_route_nexthop(dst, skb, fam, &nh))
 		return false;
-	return flow->neigh->dev == dst->dev &&
-	       !memcmp(flow->neigh->primary_key, &nh,
-		       fam == FT_FAM_V4 ? sizeof(nh.ip) : sizeof(nh.in6));
+	return !memcmp(flow->nh->neigh->primary_key, &nh,
+		      fam == FT_FAM_V4 ? sizeof(nh.ip) : sizeof(nh.in6));
 }
 
 /*

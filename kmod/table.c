@@ -4,7 +4,7 @@
  * direction as it arrives. Readers (the fast path) take no lock. Entries
  * are unlinked by ft_flow_teardown() and freed after a grace period, when
  * no reader can still hold them; the free pushes their last counters into
- * conntrack. An xarray numbers the flows in learning order, for walks that
+ * conntrack. An xarray numbers the flows (lowest free id), for walks that
  * must see each flow once: dumps, flushes and the GC, a delayed work that
  * syncs counters and conntrack timeouts, and removes idle entries and
  * entries whose connection is gone. The GC visits a slice of the table per
@@ -130,9 +130,13 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 					    ft_flow_params);
 	if (err)
 		goto err_full;
-	/* Cyclic ids keep a dump in learning order: no flow twice. */
-	err = xa_alloc_cyclic_bh(&fn->flow_ids, &flow->id, flow, xa_limit_32b,
-				 &fn->next_id, GFP_ATOMIC);
+	/*
+	 * The lowest free id: the index stays dense under churn, where
+	 * cyclic ids would leave long-lived flows alone in sparse nodes. A
+	 * walk still sees each flow once: a flow keeps its id.
+	 */
+	err = xa_alloc_bh(&fn->flow_ids, &flow->id, flow, xa_limit_32b,
+			  GFP_ATOMIC);
 	if (err < 0)
 		goto err_ids;
 	/* From here on teardowns and walks may act on it. */
@@ -194,9 +198,8 @@ static void ft_flow_release(struct rcu_head *head)
 
 	ft_flow_sync_acct(flow);
 	nf_ct_put(flow->ct);
-	neigh_release(flow->neigh);
 	dst_release(flow->dst);
-	dev_put(flow->out);
+	ft_nh_put(flow->nh);
 	ft_flow_cache_free(flow);
 }
 
@@ -328,7 +331,7 @@ bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow)
 		return false;
 	if (f->iif && flow->iif != f->iif)
 		return false;
-	if (f->dev && flow->iif != f->dev->ifindex && flow->out != f->dev)
+	if (f->dev && flow->iif != f->dev->ifindex && flow->nh->dev != f->dev)
 		return false;
 	return true;
 }
@@ -443,6 +446,15 @@ static void ft_ct_refresh(struct ft_flow *flow)
 		WRITE_ONCE(ct->timeout, expires);
 }
 
+/* Is the device @flow enters through still enabled for its family? */
+static bool ft_flow_ingress_enabled(struct ft_net *fn,
+				    const struct ft_flow *flow)
+{
+	const struct ft_dev *fd = xa_load(&fn->dev_index, flow->iif);
+
+	return fd && (READ_ONCE(fd->families) & ft_fam_flag(flow->key.fam));
+}
+
 /* One GC pass over a flow; returns the reason to remove it, or 0. */
 static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 {
@@ -456,6 +468,9 @@ static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 	if (flow->gens.val[FT_GEN_RULES] !=
 	    (u32)atomic_read(&fn->gen[FT_GEN_RULES]))
 		return FT_STAT_RULESET_CHANGED;
+	/* Device events act on next hops and enabled devices, not flows. */
+	if (READ_ONCE(flow->nh->dead) || !ft_flow_ingress_enabled(fn, flow))
+		return FT_STAT_INVALIDATED;
 	/* The slow path saw a close the fast path did not. */
 	if (nf_ct_protonum(ct) == IPPROTO_TCP &&
 	    READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED)
