@@ -104,7 +104,8 @@ struct ft_route_change {
 	u8 fam;
 };
 
-#define FT_RLOG_SIZE	64	/* changes a flow may fall behind by */
+#define FT_RLOG_SIZE	256	/* changes a flow may fall behind by */
+#define FT_RLOG_DEFER	64	/* changes repeated per grace period */
 
 struct ft_gens {
 	u32 val[FT_GEN_NUM];
@@ -294,9 +295,9 @@ struct ft_net {
 	seqcount_spinlock_t rlog_seq;	/* writers hold gen_lock */
 	struct ft_route_change rlog[FT_RLOG_SIZE];
 	/* Prefix changes to log again once the armed grace period ends */
-	struct ft_route_change rlog_waiting[FT_RLOG_SIZE];
-	struct ft_route_change rlog_next[FT_RLOG_SIZE];
-	unsigned int rlog_nwaiting;	/* > FT_RLOG_SIZE: log all instead */
+	struct ft_route_change rlog_waiting[FT_RLOG_DEFER];
+	struct ft_route_change rlog_next[FT_RLOG_DEFER];
+	unsigned int rlog_nwaiting;	/* > FT_RLOG_DEFER: log all instead */
 	unsigned int rlog_nnext;
 
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */

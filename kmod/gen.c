@@ -48,9 +48,9 @@ static void ft_gen_defer(struct ft_net *fn, int kind,
 	if (fn->gen_stopped)
 		return;	/* Nothing is cached any more: the netns goes. */
 	if (c) {
-		if (*n < FT_RLOG_SIZE)
+		if (*n < FT_RLOG_DEFER)
 			log[*n] = *c;
-		if (*n <= FT_RLOG_SIZE)
+		if (*n <= FT_RLOG_DEFER)
 			(*n)++;
 	} else {
 		__set_bit(kind, armed ? &fn->gen_next : &fn->gen_waiting);
@@ -71,7 +71,7 @@ static void ft_gen_rcu(struct rcu_head *head)
 	spin_lock_irqsave(&fn->gen_lock, flags);
 	for_each_set_bit(kind, &fn->gen_waiting, FT_GEN_NUM)
 		ft_gen_inc(fn, kind);
-	if (fn->rlog_nwaiting > FT_RLOG_SIZE)
+	if (fn->rlog_nwaiting > FT_RLOG_DEFER)
 		ft_route_log_append(fn, NULL);
 	else
 		for (i = 0; i < fn->rlog_nwaiting; i++)
@@ -82,7 +82,7 @@ static void ft_gen_rcu(struct rcu_head *head)
 	fn->gen_next = 0;
 	fn->rlog_nwaiting = fn->rlog_nnext;
 	memcpy(fn->rlog_waiting, fn->rlog_next,
-	       min(fn->rlog_nnext, FT_RLOG_SIZE) * sizeof(fn->rlog_next[0]));
+	       min(fn->rlog_nnext, FT_RLOG_DEFER) * sizeof(fn->rlog_next[0]));
 	fn->rlog_nnext = 0;
 	fn->gen_armed = (fn->gen_waiting || fn->rlog_nwaiting) &&
 			!fn->gen_stopped;

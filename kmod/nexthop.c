@@ -47,16 +47,12 @@ static void ft_nh_release_rcu(struct rcu_head *head)
 		kfree(nh);
 }
 
-/*
- * Take @nh out of the hash; its release, one grace period later, holds a
- * reference of its own. Caller: nh_lock.
- */
+/* Out of the hash, and stale for its flows. Caller: nh_lock. */
 static void ft_nh_unhash(struct ft_nh *nh)
 {
 	lockdep_assert_held(&nh->fn->nh_lock);
 	WRITE_ONCE(nh->dead, true);
 	hash_del_rcu(&nh->node);
-	call_rcu(&nh->rcu, ft_nh_release_rcu);
 }
 
 /*
@@ -112,17 +108,27 @@ void ft_nh_put(struct ft_nh *nh)
 {
 	struct ft_net *fn = nh->fn;
 
-	if (!refcount_dec_and_lock(&nh->ref, &fn->nh_lock))
+	if (refcount_dec_not_one(&nh->ref))
 		return;
+	/* Maybe the last: drop it to 0 where ft_nh_get() cannot take it. */
+	spin_lock(&fn->nh_lock);
+	if (!refcount_dec_and_test(&nh->ref)) {
+		spin_unlock(&fn->nh_lock);
+		return;
+	}
 	if (READ_ONCE(nh->released)) {
 		/* Killed and released: nothing can reach it any more. */
 		spin_unlock(&fn->nh_lock);
 		kfree(nh);
 		return;
 	}
-	/* The last flow of a live next hop; the release frees it. */
-	refcount_set(&nh->ref, 1);
+	/*
+	 * The last flow of a live next hop; the release frees it. Unhashed
+	 * first, so that a lockless ft_nh_get() never takes it back from 0.
+	 */
 	ft_nh_unhash(nh);
+	refcount_set(&nh->ref, 1);
+	call_rcu(&nh->rcu, ft_nh_release_rcu);
 	spin_unlock(&fn->nh_lock);
 }
 
@@ -140,9 +146,10 @@ void ft_nh_kill_dev(struct ft_net *fn, const struct net_device *dev)
 	spin_lock_bh(&fn->nh_lock);
 	hlist_for_each_entry_safe(nh, tmp, ft_nh_bucket(fn, dev), node)
 		if (nh->dev == dev) {
-			/* Flows hold it: ref >= 1 while it is hashed. */
-			refcount_inc(&nh->ref);
 			ft_nh_unhash(nh);
+			/* For the release; flows hold it: ref >= 1 here. */
+			refcount_inc(&nh->ref);
+			call_rcu(&nh->rcu, ft_nh_release_rcu);
 		}
 	spin_unlock_bh(&fn->nh_lock);
 }

@@ -123,7 +123,6 @@ static struct dst_entry *ft_route_input(struct sk_buff *skb, enum ft_fam fam)
 {
 	struct net_device *dev = skb->dev;
 
-	skb_dst_drop(skb);
 	if (fam == FT_FAM_V4) {
 		const struct iphdr *iph = ip_hdr(skb);
 
@@ -193,9 +192,14 @@ static bool ft_route_relookup(struct ft_net *fn, struct ft_flow *flow,
 	struct dst_entry *dst, *old;
 	bool same = false;
 
-	/* The fast path cannot redo the stack's lookup for these. */
+	/*
+	 * The fast path cannot redo the stack's lookup for these: the
+	 * destination is rewritten first, the ruleset may set the mark it
+	 * routes by, IPsec decides after routing, and a dst on the packet
+	 * (tunnel metadata) is an input of the lookup.
+	 */
 	if ((flow->nat & FT_NAT_DST) || (flow->meta & FT_META_MARK) ||
-	    ft_xfrm_active(dev_net(skb->dev)))
+	    ft_xfrm_active(dev_net(skb->dev)) || skb_dst(skb))
 		return false;
 
 	dst = ft_route_input(skb, flow->key.fam);
