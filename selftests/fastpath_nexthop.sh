@@ -26,39 +26,12 @@ require_cmd ethtool
 fp_setup_stick
 fp_csum_offload off
 cdev=$ROUTER_CLIENT_DEV sdev=$ROUTER_SERVER_DEV
-G1_IP4=198.18.222.3 G2_IP4=198.18.222.4
-G1_IP6=2001:db8:2222::3 G2_IP6=2001:db8:2222::4
 
 if ! ip -n "$NS_ROUTER" nexthop list >/dev/null 2>&1; then
 	ft_skip "no nexthop objects here (ip nexthop list fails)"
 fi
 
-mac1=$(ip netns exec "$NS_SERVER" cat /sys/class/net/eth0/address)
-mac2=02:00:5e:$(od -An -N3 -tx1 /dev/urandom | sed 's/^ //; s/ /:/g')
-must ip -n "$NS_SERVER" link add link eth0 name nmac type macvlan mode bridge
-must ip -n "$NS_SERVER" link set nmac address "$mac2" up
-must ip netns exec "$NS_SERVER" sysctl -qw net.ipv4.conf.all.rp_filter=0
-must ip netns exec "$NS_SERVER" sysctl -qw net.ipv4.conf.nmac.rp_filter=0
-log_info "gateways: G1 = $mac1 (server eth0), G2 = $mac2 (macvlan nmac)"
-
-must ip netns exec "$NS_SERVER" nft -f - <<EOF
-table netdev st_gw {
-	counter g1_4 { }
-	counter g2_4 { }
-	counter g1_6 { }
-	counter g2_6 { }
-	chain in {
-		type filter hook ingress device "eth0" priority 0;
-		ether daddr $mac1 ip daddr $SERVER_IP4 counter name "g1_4"
-		ether daddr $mac2 ip daddr $SERVER_IP4 counter name "g2_4"
-		ether daddr $mac1 ip6 daddr $SERVER_IP6 counter name "g1_6"
-		ether daddr $mac2 ip6 daddr $SERVER_IP6 counter name "g2_6"
-	}
-}
-EOF
-
-# gw_bytes GW FAMILY: bytes the server received through gateway GW (1, 2).
-gw_bytes() { fp_num "$(fp_nft_counters "$NS_SERVER" "netdev st_gw" "g$1_$2")"; }
+st_gateways "$SERVER_IP4" "$SERVER_IP6"
 
 # change_cmd HOW NEW: the "ip" arguments that move the stream to gateway
 # NEW: "single" replaces nexthop n1 (via G1) by one via G2; "group"
@@ -79,26 +52,26 @@ change_cmd() {
 # and stay there.
 moved() {
 	local how="$1" fam="$2" desc="$3" stream old new a1 a2 base o0 n0 o1 fast1
-	a1=$(gw_bytes 1 "$fam")
-	a2=$(gw_bytes 2 "$fam")
+	a1=$(st_gw_bytes 1 "$fam")
+	a2=$(st_gw_bytes 2 "$fam")
 	stream=$(fp_mkfile "$how$fam" 8388608)
 	fp_stream_start "$how$fam" "$fam" "$stream"
 	st_offloaded "$desc" "$fam"
-	if [ $(($(gw_bytes 1 "$fam") - a1)) -ge $(($(gw_bytes 2 "$fam") - a2)) ]; then
+	if [ $(($(st_gw_bytes 1 "$fam") - a1)) -ge $(($(st_gw_bytes 2 "$fam") - a2)) ]; then
 		old=1 new=2
 	else
 		old=2 new=1
 	fi
-	o0=$(gw_bytes "$old" "$fam")
-	n0=$(gw_bytes "$new" "$fam")
+	o0=$(st_gw_bytes "$old" "$fam")
+	n0=$(st_gw_bytes "$new" "$fam")
 	if [ "$old" = 1 ]; then base=$a1; else base=$a2; fi
 	check_ge "$desc: the server receives the stream through G$old" $((o0 - base)) 262144
 	set -- $(change_cmd "$how" "$new")
 	check "$desc: ip $*" ip -n "$NS_ROUTER" "$@"
 	st_check_grown "$desc: the stream moves to G$new within 100 ms" "$(now_ms)" 100 "$n0" \
-		gw_bytes "$new" "$fam"
+		st_gw_bytes "$new" "$fam"
 	fp_stream_running "$desc"
-	o1=$(gw_bytes "$old" "$fam")
+	o1=$(st_gw_bytes "$old" "$fam")
 	fast1=$(fp_num "$(fp_dev_bytes "$cdev" "$fam")")
 	if fp_wait_fast "$cdev" "$fam" $((fast1 + 262144)) 20000; then
 		pass "$desc: the fast path carries the stream after the change"
@@ -106,20 +79,18 @@ moved() {
 		fail "$desc: the fast path carries the stream after the change" "ftctl -j stats: $(fp_stats)"
 	fi
 	st_stream_finish "$desc" "$how$fam" "$stream" 30000
-	check_eq "$desc: no frame of the stream went through G$old after it moved" "$o1" "$(gw_bytes "$old" "$fam")"
+	check_eq "$desc: no frame of the stream went through G$old after it moved" "$o1" "$(st_gw_bytes "$old" "$fam")"
 }
 
 for fam in 4 6; do
 	srv=$(fp_server_ip "$fam")
 	if [ "$fam" = 4 ]; then
-		f=-4 len=32 g1=$G1_IP4 g2=$G2_IP4
+		f=-4 len=32 g1=$ST_G1_IP4 g2=$ST_G2_IP4
 	else
-		f=-6 len=128 g1=$G1_IP6 g2=$G2_IP6
+		f=-6 len=128 g1=$ST_G1_IP6 g2=$ST_G2_IP6
 	fi
 	# Nexthop ids per family: 1, 2, 10 for IPv4; 61, 62, 60 for IPv6.
 	if [ "$fam" = 4 ]; then n1=1 n2=2 ng=10; else n1=61 n2=62 ng=60; fi
-	must ip -n "$NS_ROUTER" $f neigh replace "$g1" lladdr "$mac1" dev "$sdev" nud permanent
-	must ip -n "$NS_ROUTER" $f neigh replace "$g2" lladdr "$mac2" dev "$sdev" nud permanent
 	must ip -n "$NS_ROUTER" $f nexthop add id "$n1" via "$g1" dev "$sdev"
 	must ip -n "$NS_ROUTER" $f nexthop add id "$n2" via "$g2" dev "$sdev"
 

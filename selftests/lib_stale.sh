@@ -12,7 +12,9 @@
 #     hide packets that the fast path forwarded after the change;
 #   - st_srv_count counts, in the server, what arrives for a port;
 #   - st_check_stays watches a counter for a while and fails as soon as it
-#     passes a limit.
+#     passes a limit;
+#   - st_gateways makes the server two gateways with two MAC addresses, so
+#     that the server sees which one a stream takes (st_gw_bytes).
 # shellcheck shell=sh disable=SC3043,SC2034,SC2154 # dash has "local"; the
 # ST* variables are for the tests; lib.sh sets $ret, lib_fastpath.sh FP_*.
 
@@ -163,6 +165,54 @@ st_check_grown() {
 	fail "$desc" "$(quote "$@") printed $got, not above $from, $((ms * FT_SLOWDOWN)) ms after; $late"
 	return 1
 }
+
+# ------------------------------------------------------------ gateways --
+
+# st_gateways DST4 DST6: two gateways on the server VLAN that are both the
+# server, answering on two MAC addresses: G1 (ST_G1_IP4 .3, ST_G1_IP6 ::3)
+# on its eth0's (ST_MAC1), G2 (ST_G2_IP4 .4, ST_G2_IP6 ::4) on a macvlan
+# on eth0 (ST_MAC2; no address: the server accepts what arrives on it).
+# The router has permanent neighbour entries for both, so no change waits
+# for ARP or ND. The server counts, on eth0's ingress, the frames to DST4
+# and DST6 per destination MAC, that is per gateway: st_gw_bytes.
+st_gateways() {
+	ST_G1_IP4=198.18.222.3 ST_G2_IP4=198.18.222.4
+	ST_G1_IP6=2001:db8:2222::3 ST_G2_IP6=2001:db8:2222::4
+	ST_MAC1=$(ip netns exec "$NS_SERVER" cat /sys/class/net/eth0/address)
+	ST_MAC2=02:00:5e:$(od -An -N3 -tx1 /dev/urandom | sed 's/^ //; s/ /:/g')
+	must ip -n "$NS_SERVER" link add link eth0 name nmac type macvlan mode bridge
+	must ip -n "$NS_SERVER" link set nmac address "$ST_MAC2" up
+	must ip netns exec "$NS_SERVER" sysctl -qw net.ipv4.conf.all.rp_filter=0
+	must ip netns exec "$NS_SERVER" sysctl -qw net.ipv4.conf.nmac.rp_filter=0
+	log_info "gateways: G1 = $ST_MAC1 (server eth0), G2 = $ST_MAC2 (macvlan nmac)"
+	must ip netns exec "$NS_SERVER" nft -f - <<-EOF
+		table netdev st_gw {
+			counter g1_4 { }
+			counter g2_4 { }
+			counter g1_6 { }
+			counter g2_6 { }
+			chain in {
+				type filter hook ingress device "eth0" priority 0;
+				ether daddr $ST_MAC1 ip daddr $1 counter name "g1_4"
+				ether daddr $ST_MAC2 ip daddr $1 counter name "g2_4"
+				ether daddr $ST_MAC1 ip6 daddr $2 counter name "g1_6"
+				ether daddr $ST_MAC2 ip6 daddr $2 counter name "g2_6"
+			}
+		}
+	EOF
+	must ip -n "$NS_ROUTER" neigh replace "$ST_G1_IP4" lladdr "$ST_MAC1" \
+		dev "$ROUTER_SERVER_DEV" nud permanent
+	must ip -n "$NS_ROUTER" neigh replace "$ST_G2_IP4" lladdr "$ST_MAC2" \
+		dev "$ROUTER_SERVER_DEV" nud permanent
+	must ip -n "$NS_ROUTER" -6 neigh replace "$ST_G1_IP6" lladdr "$ST_MAC1" \
+		dev "$ROUTER_SERVER_DEV" nud permanent
+	must ip -n "$NS_ROUTER" -6 neigh replace "$ST_G2_IP6" lladdr "$ST_MAC2" \
+		dev "$ROUTER_SERVER_DEV" nud permanent
+}
+
+# st_gw_bytes GW FAMILY: bytes to st_gateways' DST of FAMILY that the
+# server received through gateway GW (1, 2).
+st_gw_bytes() { fp_num "$(fp_nft_counters "$NS_SERVER" "netdev st_gw" "g$1_$2")"; }
 
 # ----------------------------------------------------------- conntrack --
 
