@@ -235,14 +235,14 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 		 * every other flow looks its route up again.
 		 */
 		ft_nh_kill_dev(fn, dev);
-		ft_gen_bump(fn, FT_GEN_ROUTE);
+		ft_gen_bump(fn, FT_GENS_ROUTE);
 		break;
 	case NETDEV_UP:
 	case NETDEV_CHANGE:
 		/* Carrier and link state pick multipath next hops and
 		 * linkdown routes: every flow looks its route up again.
 		 */
-		ft_gen_bump(fn, FT_GEN_ROUTE);
+		ft_gen_bump(fn, FT_GENS_ROUTE);
 		break;
 	}
 	return NOTIFY_DONE;

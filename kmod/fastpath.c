@@ -316,7 +316,7 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		reason = FT_STAT_CT_GONE;
 		goto stale;
 	}
-	if (unlikely(flow->gens.val[FT_GEN_RULES] !=
+	if (unlikely(flow->rules_gen !=
 		     (u32)atomic_read(&fn->gen[FT_GEN_RULES]))) {
 		reason = FT_STAT_RULESET_CHANGED;
 		goto stale;
@@ -328,8 +328,8 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		goto stale;
 	}
 	dst_ok = ft_flow_dst_ok(flow, net);
-	if (unlikely(!dst_ok || READ_ONCE(flow->gens.val[FT_GEN_ROUTE]) !=
-			       (u32)atomic_read(&fn->gen[FT_GEN_ROUTE])) &&
+	if (unlikely(!dst_ok || READ_ONCE(flow->route_seq) !=
+		     (u32)atomic_read(&fn->gen[ft_gen_route(flow->key.fam)])) &&
 	    !ft_route_recheck(fn, flow, skb, dst_ok)) {
 		reason = FT_STAT_ROUTE_CHANGED;
 		goto stale;

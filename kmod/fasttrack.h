@@ -84,28 +84,36 @@ enum ft_stat {
 /*
  * Generations of the state a cached decision was taken under. A change
  * bumps its kind (gen.c); a flow learned under an older ruleset is stale.
- * The routing generation is the head of the route change log (route.c):
- * a flow behind it is stale only if a logged change covers it.
+ * The routing generation of a family is the head of its route change log
+ * (route.c): a flow behind it is stale only if a logged change covers it.
  */
 enum ft_gen_kind {
-	FT_GEN_ROUTE,		/* FIB, rules, nexthops, device changes */
+	FT_GEN_ROUTE4,		/* FIB, rules, nexthops, device changes */
+	FT_GEN_ROUTE6,
 	FT_GEN_RULES,		/* firewall ruleset commits */
 	FT_GEN_NUM,
 };
 
+#define FT_GENS_ROUTE	(BIT(FT_GEN_ROUTE4) | BIT(FT_GEN_ROUTE6))
+#define FT_GENS_RULES	BIT(FT_GEN_RULES)
+
+static inline enum ft_gen_kind ft_gen_route(enum ft_fam fam)
+{
+	return fam == FT_FAM_V4 ? FT_GEN_ROUTE4 : FT_GEN_ROUTE6;
+}
+
 /*
  * One route change: the flows whose route destination is in @prefix/@plen,
- * of family @fam, or every flow if @fam is FT_FAM_NUM (rules, nexthop
- * objects, devices: changes without a prefix).
+ * or every flow of the family if @all (rules, nexthop objects, devices:
+ * changes without a prefix).
  */
 struct ft_route_change {
 	union ft_addr prefix;
 	u8 plen;
-	u8 fam;
+	bool all;
 };
 
 #define FT_RLOG_SIZE	256	/* changes a flow may fall behind by */
-#define FT_RLOG_DEFER	64	/* changes repeated per grace period */
 
 struct ft_gens {
 	u32 val[FT_GEN_NUM];
@@ -185,7 +193,8 @@ struct ft_flow {
 	struct rhash_head node;
 	struct ft_key key;
 	int iif;
-	struct ft_gens gens;	/* learned under these */
+	u32 route_seq;		/* route log of its family, checked up to */
+	u32 rules_gen;		/* ruleset generation, learned under */
 	u32 id;			/* in ft_net.flow_ids */
 
 	unsigned long flags;	/* FT_FLOW_* */
@@ -291,14 +300,9 @@ struct ft_net {
 	bool gen_stopped;
 	struct rcu_head gen_rcu;
 
-	/* Route change log, head in gen[FT_GEN_ROUTE]: route.c, gen.c */
+	/* Route change logs, heads in gen[ft_gen_route()]: route.c */
 	seqcount_spinlock_t rlog_seq;	/* writers hold gen_lock */
-	struct ft_route_change rlog[FT_RLOG_SIZE];
-	/* Prefix changes to log again once the armed grace period ends */
-	struct ft_route_change rlog_waiting[FT_RLOG_DEFER];
-	struct ft_route_change rlog_next[FT_RLOG_DEFER];
-	unsigned int rlog_nwaiting;	/* > FT_RLOG_DEFER: log all instead */
-	unsigned int rlog_nnext;
+	struct ft_route_change rlog[FT_FAM_NUM][FT_RLOG_SIZE];
 
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
 	struct mutex lock;		/* settings, route watch */
@@ -328,8 +332,7 @@ void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
 /* gen.c */
 void ft_gen_init(struct ft_net *fn);
 void ft_gen_exit(struct ft_net *fn);
-void ft_gen_bump(struct ft_net *fn, enum ft_gen_kind kind);
-void ft_route_log(struct ft_net *fn, const struct ft_route_change *c);
+void ft_gen_bump(struct ft_net *fn, unsigned long kinds);
 
 static inline void ft_gens_read(struct ft_net *fn, struct ft_gens *g)
 {
@@ -350,7 +353,8 @@ static inline enum ft_stat ft_gens_stale(struct ft_net *fn,
 					 const struct ft_gens *g)
 {
 	static const enum ft_stat reason[FT_GEN_NUM] = {
-		[FT_GEN_ROUTE]	= FT_STAT_ROUTE_CHANGED,
+		[FT_GEN_ROUTE4]	= FT_STAT_ROUTE_CHANGED,
+		[FT_GEN_ROUTE6]	= FT_STAT_ROUTE_CHANGED,
 		[FT_GEN_RULES]	= FT_STAT_RULESET_CHANGED,
 	};
 	int i;
@@ -434,7 +438,8 @@ void ft_nh_exit(struct ft_net *fn);
 /* route.c */
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_watch_stop(struct ft_net *fn);
-void ft_route_log_append(struct ft_net *fn, const struct ft_route_change *c);
+void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
+			 const struct ft_route_change *c);
 bool ft_route_nexthop(struct dst_entry *dst, const struct sk_buff *skb,
 		      enum ft_fam fam, union ft_addr *nh);
 u32 ft_dst_cookie(struct dst_entry *dst, enum ft_fam fam);

@@ -242,7 +242,8 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 
 	ft_key_from_tuple(&flow->key, &ct->tuplehash[dir].tuple);
 	flow->iif = skb->skb_iif;
-	flow->gens = rx.gens;
+	flow->route_seq = rx.gens.val[ft_gen_route(fam)];
+	flow->rules_gen = rx.gens.val[FT_GEN_RULES];
 	flow->dir = dir;
 	flow->nat = nat;
 	if (nat)

@@ -19,13 +19,14 @@
  * and goes back to the stack, and so is a flow whose lookup the fast path
  * cannot reproduce (DNAT, a mark set by the ruleset, IPsec).
  *
- * The log is one ring per netns, written under gen_lock, read locklessly
- * through a seqcount. A flow that falls further behind than the ring holds
- * looks up. A covered lookup may run before the change it was logged for
- * is visible (IPv4 notifies a deletion before it unlinks); such a flow
- * looks up once more at its next failed dst check (FT_FLOW_RECHECK), which
- * the generation moved after the unlink makes fail, and gen.c logs every
- * change a second time one grace period later.
+ * The log is one ring per family and netns, written under gen_lock, read
+ * locklessly through a seqcount. A flow that falls further behind than the
+ * ring holds looks up. A covered lookup may run before the change it was
+ * logged for is visible: IPv4 notifies a deletion before it unlinks, IPv6
+ * an insertion before it links. Both move the dst checks afterwards (the
+ * route generation, the fib6 serial numbers up to the root), so such a flow
+ * looks up once more at its next failed dst check (FT_FLOW_RECHECK), and
+ * FIB entries need no second logging a grace period later (gen.c).
  */
 #include <linux/inetdevice.h>
 #include <net/fib_notifier.h>
@@ -37,11 +38,13 @@
 
 #include "fasttrack.h"
 
-/* Caller holds gen_lock; gen.c logs through ft_route_log(). */
-void ft_route_log_append(struct ft_net *fn, const struct ft_route_change *c)
+/* Log @c for @fam, or a change that covers all if NULL. gen_lock held. */
+void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
+			 const struct ft_route_change *c)
 {
-	u32 head = (u32)atomic_read(&fn->gen[FT_GEN_ROUTE]) + 1;
-	struct ft_route_change *slot = &fn->rlog[head % FT_RLOG_SIZE];
+	atomic_t *head = &fn->gen[ft_gen_route(fam)];
+	u32 seq = (u32)atomic_read(head) + 1;
+	struct ft_route_change *slot = &fn->rlog[fam][seq % FT_RLOG_SIZE];
 
 	lockdep_assert_held(&fn->gen_lock);
 	write_seqcount_begin(&fn->rlog_seq);
@@ -49,19 +52,30 @@ void ft_route_log_append(struct ft_net *fn, const struct ft_route_change *c)
 		*slot = *c;
 	} else {
 		memset(slot, 0, sizeof(*slot));
-		slot->fam = FT_FAM_NUM;
+		slot->all = true;
 	}
-	atomic_set(&fn->gen[FT_GEN_ROUTE], head);
+	atomic_set(head, seq);
 	write_seqcount_end(&fn->rlog_seq);
+}
+
+/* Log a FIB entry change. Any context (IPv6 notifies under a spinlock). */
+static void ft_route_log(struct ft_net *fn, enum ft_fam fam,
+			 const struct ft_route_change *c)
+{
+	unsigned long flags;
+
+	/* As in ft_gen_bump(). */
+	smp_mb();
+	spin_lock_irqsave(&fn->gen_lock, flags);
+	ft_route_log_append(fn, fam, c);
+	spin_unlock_irqrestore(&fn->gen_lock, flags);
 }
 
 static bool ft_change_covers(const struct ft_route_change *c,
 			     enum ft_fam fam, const union ft_addr *a)
 {
-	if (c->fam == FT_FAM_NUM)
+	if (c->all)
 		return true;
-	if (c->fam != fam)
-		return false;
 	if (fam == FT_FAM_V4)
 		return !((a->ip ^ c->prefix.ip) & inet_make_mask(c->plen));
 	return ipv6_prefix_equal(&a->in6, &c->prefix.in6, c->plen);
@@ -80,10 +94,10 @@ static bool ft_route_log_covers(struct ft_net *fn, u32 from, enum ft_fam fam,
 
 	do {
 		seq = read_seqcount_begin(&fn->rlog_seq);
-		to = (u32)atomic_read(&fn->gen[FT_GEN_ROUTE]);
+		to = (u32)atomic_read(&fn->gen[ft_gen_route(fam)]);
 		covered = to - from >= FT_RLOG_SIZE;
 		for (i = from + 1; !covered && i != to + 1; i++)
-			covered = ft_change_covers(&fn->rlog[i % FT_RLOG_SIZE],
+			covered = ft_change_covers(&fn->rlog[fam][i % FT_RLOG_SIZE],
 						   fam, a);
 	} while (read_seqcount_retry(&fn->rlog_seq, seq));
 	*head = to;
@@ -213,7 +227,7 @@ static bool ft_route_relookup(struct ft_net *fn, struct ft_flow *flow,
 		else
 			clear_bit(FT_FLOW_RECHECK, &flow->flags);
 		set_bit(FT_FLOW_NO_XFRM, &flow->flags);
-		WRITE_ONCE(flow->gens.val[FT_GEN_ROUTE], head);
+		WRITE_ONCE(flow->route_seq, head);
 		ft_stat_inc(fn, FT_STAT_ROUTE_REVALIDATED);
 		same = true;
 	}
@@ -260,7 +274,7 @@ bool ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 	const struct net *net = dev_net(skb->dev);
 	u32 head;
 
-	if (ft_route_log_covers(fn, READ_ONCE(flow->gens.val[FT_GEN_ROUTE]),
+	if (ft_route_log_covers(fn, READ_ONCE(flow->route_seq),
 				flow->key.fam, ft_flow_route_dst(flow), &head))
 		return ft_route_relookup(fn, flow, skb, head, true);
 	/*
@@ -271,7 +285,7 @@ bool ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 	if (!dst_ok && (test_bit(FT_FLOW_RECHECK, &flow->flags) ||
 			ft_xfrm_active(net) || !ft_dst_rearm(flow, net)))
 		return ft_route_relookup(fn, flow, skb, head, false);
-	WRITE_ONCE(flow->gens.val[FT_GEN_ROUTE], head);
+	WRITE_ONCE(flow->route_seq, head);
 	return true;
 }
 
@@ -281,6 +295,7 @@ static int ft_fib_event(struct notifier_block *nb, unsigned long event,
 	struct ft_net *fn = container_of(nb, struct ft_net, fib_nb);
 	struct fib_notifier_info *info = ptr;
 	struct ft_route_change c = {};
+	enum ft_fam fam;
 
 	switch (event) {
 	case FIB_EVENT_ENTRY_REPLACE:
@@ -292,7 +307,7 @@ static int ft_fib_event(struct notifier_block *nb, unsigned long event,
 
 			e = container_of(info, struct fib_entry_notifier_info,
 					 info);
-			c.fam = FT_FAM_V4;
+			fam = FT_FAM_V4;
 			c.prefix.ip = htonl(e->dst);
 			c.plen = e->dst_len;
 		} else if (info->family == AF_INET6) {
@@ -300,19 +315,19 @@ static int ft_fib_event(struct notifier_block *nb, unsigned long event,
 
 			e = container_of(info, struct fib6_entry_notifier_info,
 					 info);
-			c.fam = FT_FAM_V6;
+			fam = FT_FAM_V6;
 			c.prefix.in6 = e->rt->fib6_dst.addr;
 			c.plen = e->rt->fib6_dst.plen;
 		} else {
 			break;	/* multicast routing: no flow of ours */
 		}
-		ft_route_log(fn, &c);
+		ft_route_log(fn, fam, &c);
 		break;
 	case FIB_EVENT_RULE_ADD:
 	case FIB_EVENT_RULE_DEL:
 	case FIB_EVENT_NH_ADD:
 	case FIB_EVENT_NH_DEL:
-		ft_gen_bump(fn, FT_GEN_ROUTE);
+		ft_gen_bump(fn, FT_GENS_ROUTE);
 		break;
 	}
 	return NOTIFY_DONE;
@@ -322,7 +337,7 @@ static void ft_fib_dump_flush(struct notifier_block *nb)
 {
 	struct ft_net *fn = container_of(nb, struct ft_net, fib_nb);
 
-	ft_gen_bump(fn, FT_GEN_ROUTE);
+	ft_gen_bump(fn, FT_GENS_ROUTE);
 }
 
 /* Any nexthop object event: replace, group change, delete, hw stats. */
@@ -331,7 +346,7 @@ static int ft_nexthop_event(struct notifier_block *nb, unsigned long event,
 {
 	struct ft_net *fn = container_of(nb, struct ft_net, nh_nb);
 
-	ft_gen_bump(fn, FT_GEN_ROUTE);
+	ft_gen_bump(fn, FT_GENS_ROUTE);
 	return NOTIFY_DONE;
 }
 

@@ -27,7 +27,7 @@ static void ft_rules_data_ready(struct sock *sk)
 	rcu_read_lock();
 	fn = rcu_dereference_sk_user_data(sk);
 	if (fn)
-		ft_gen_bump(fn, FT_GEN_RULES);
+		ft_gen_bump(fn, FT_GENS_RULES);
 	rcu_read_unlock();
 }
 

@@ -465,7 +465,7 @@ static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 	    test_bit(IPS_OFFLOAD_BIT, &ct->status))
 		return FT_STAT_CT_GONE;
 	/* Route changes are the fast path's: it may keep the flow. */
-	if (flow->gens.val[FT_GEN_RULES] !=
+	if (flow->rules_gen !=
 	    (u32)atomic_read(&fn->gen[FT_GEN_RULES]))
 		return FT_STAT_RULESET_CHANGED;
 	/* Device events act on next hops and enabled devices, not flows. */
