@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 
+import report_churn
+
 NS_PER_INSN = 4.0  # -icount shift=2
 
 PATHS = {
@@ -207,7 +209,9 @@ def analyse(rows):
     if "quiet" in com and "commits" in com:
         com["pps_ratio"] = com["commits"]["pps_median"] / com["quiet"]["pps_median"]
     res["commits"] = com
+    res.update(report_churn.analyse(rows))
     res["targets"] = targets(res)
+    res["targets"].update(report_churn.targets(res))
     return res
 
 
@@ -370,6 +374,7 @@ def markdown(report):
             lines.append("| no commits | %s | %.0f |" % (fmt(q["pps_median"] / 1e3), q["relearned_per_s"]))
             lines.append("| 1 commit/s | %s | %.0f |" % (fmt(c["pps_median"] / 1e3), c["relearned_per_s"]))
             lines.append("\nThroughput with commits: %.1f %% of without." % (com["pps_ratio"] * 100))
+        lines += report_churn.markdown(res)
         tg = res["targets"]
         if tg:
             lines.append("\n**Targets** (reported, not gated):\n")
@@ -394,6 +399,8 @@ def chart(report, outdir):
         return
     word, res = next(iter(report["kernels"].items()))
     p = res["pps"]
+    if not p:
+        return  # the pps section was skipped: nothing to draw
     dat = os.path.join(outdir, "out", "chart.dat")
     os.makedirs(os.path.dirname(dat), exist_ok=True)
     with open(dat, "w") as f:
@@ -471,7 +478,7 @@ def main():
                          "flowtable (nf_flowtable_*_timeout) and fasttrack (udp-timeout) timeouts "
                          "3600 s, 2M max, 256k buckets",
         },
-        "targets": TARGETS,
+        "targets": dict(TARGETS, **report_churn.TARGETS),
         "kernels": {},
     }
     for arg in a.logs:

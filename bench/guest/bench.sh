@@ -16,7 +16,9 @@
 #                      (fasttrack,nfftc)
 #   ft.scalecount=N    pktgen frames per scaling run from 100 000 flows up
 #                      (100000)
-#   ft.skip=S,...      sections to skip: tcp, pps, scale, commits
+#   ft.skip=S,...      sections to skip: tcp, pps, scale, commits, churn
+#   ft.quick=1         BENCH_QUICK: churn.sh takes its smaller defaults (it
+#                      documents its own ft.* settings)
 #
 # Sections:
 #   tcp    iperf3 TCP (1 and 4 streams) and UDP, client (VLAN 22) to server
@@ -28,8 +30,12 @@
 #   commits  fasttrack with 10 000 live IPv4 flows, with and without one
 #          nftables commit per second (each sends every cached flow back
 #          through the stack once).
+#   churn  1 000 live IPv4 and IPv6 flows under 0, 100 and 1 000 updates
+#          per second of a 100 000-route table, fasttrack and the flowtable
+#          (bench/guest/churn.sh).
 . /selftests/lib.sh
 . /bench/guest/lib.sh
+. /bench/guest/churn.sh
 
 REPS=3 PPSREPS=5 COUNT=30000 TCPN=32M UDPN=8M TCPPATHS=fs0,fs50,nfftc,fasttrack FLOWS=1,1000,100000,1000000 SCALE=fasttrack,nfftc SKIP= SCALE_COUNT=100000
 for arg in $(cat /proc/cmdline); do
@@ -313,12 +319,13 @@ settle() { sleep 2; }
 
 if ! skipped tcp; then section_tcp; fi
 settle
-if ! skipped pps || ! skipped scale || ! skipped commits; then
+if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn; then
 	bn_setup_pktgen
 	BN_FT_DEVS="vlan22, vlan2222"
 	if ! skipped pps; then section_pps; fi
 	if ! skipped scale; then section_scale; fi
 	if ! skipped commits; then section_commits; fi
+	if ! skipped churn; then section_churn; fi
 fi
 ft_cleanup
 if dmesg | grep -E "$FT_SPLAT_RE" >/dev/null; then

@@ -8,7 +8,9 @@
 # Environment: BENCH_QUICK=1 is --quick (fewer frames and bytes, scaling up
 # to 10 000 flows); BENCH_REPS (iperf3), BENCH_PPS_REPS (pktgen), BENCH_COUNT, BENCH_FLOWS, BENCH_SCALE,
 # BENCH_SCALE_COUNT, BENCH_TCP, BENCH_UDP, BENCH_TCP_PATHS, BENCH_SKIP override the guest's
-# settings (ft.* in bench/guest/bench.sh); BENCH_MEM is the guest RAM in MB (4096);
+# settings (ft.* in bench/guest/bench.sh); BENCH_APPEND adds guest settings
+# as they are (say "ft.churnrates=0,1000", see bench/guest/churn.sh);
+# BENCH_MEM is the guest RAM in MB (4096);
 # FT_TIMEOUT the limit for one boot in seconds (3600).
 # The guest's output is shown live and kept in bench/out/<word>/bench.log.
 set -eu -o pipefail
@@ -79,7 +81,7 @@ bench_job() {
 	# slab_nomerge: fasttrack's kmem cache keeps its own line in /proc/slabinfo.
 	FT_TIMEOUT=${FT_TIMEOUT:-3600} bash "$VM_DIR/boot.sh" "$word" "$dir" --mode bench --icount \
 		--mem "${BENCH_MEM:-4096}" \
-		--append "slab_nomerge ft.reps=$reps ft.ppsreps=$ppsreps ft.count=$count ft.flows=$flows ft.tcp=$tcp ft.udp=$udp ft.tcppaths=$tcppaths ft.scale=$scale ft.scalecount=$scalecount${skip:+ ft.skip=$skip}" \
+		--append "slab_nomerge ft.reps=$reps ft.ppsreps=$ppsreps ft.count=$count ft.flows=$flows ft.tcp=$tcp ft.udp=$udp ft.tcppaths=$tcppaths ft.scale=$scale ft.scalecount=$scalecount${skip:+ ft.skip=$skip} ft.quick=$quick${BENCH_APPEND:+ $BENCH_APPEND}" \
 		</dev/null | sed -u 's/\r$//' | tee "$dir/bench.log" |
 		grep --line-buffered -v '^@RESULT' | sed -u "s/^/[$word] /" || rc=$?
 	# CPU seconds the guest took (qemu's user + system time): the wall time
