@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make bench: the "churn" section (bench/guest/churn.sh), for
-bench/report.py: analyse() its @RESULT rows, targets() and markdown() its
-tables.
+"""make bench: the "churn" and "covering" sections (bench/guest/churn.sh,
+bench/guest/covering.sh), for bench/report.py: analyse() their @RESULT
+rows, targets() and markdown() their tables.
 """
 import statistics
 
@@ -10,18 +10,28 @@ TARGETS = {
     "churn_fast_share": 0.99,   # >= 99 % of packets on fasttrack's fast path
     "churn_teardowns": 0,       # no flow torn down by an unrelated change
     "churn_pps_ratio": 0.95,    # pps within 5 % of the no-churn figure
+    "covering_old_after": 0,    # no frame the old way after the change
+    "covering_nth": 1,          # the next frame takes the new way
 }
-FAMS = {"4": "IPv4", "6": "IPv6"}
 NAMES = {"fasttrack": "fasttrack", "nfftc": "flowtable + counter", "nfft": "flowtable",
          "fs50": "full stack, 50 rules"}
+HOWS = {
+    "more": "more specific route via G2",
+    "replace": "`ip route replace` via G2",
+    "nexthop": "`ip nexthop replace` via G2",
+}
 
 
 def _med(vals):
     return statistics.median(vals) if vals else None
 
 
+def _int(v):
+    return int(v) if v not in (None, "", "none") else None
+
+
 def analyse(rows):
-    """{"churn": ...} from the rows of one guest."""
+    """{"churn": ..., "covering": ...} from the rows of one guest."""
     out = {}
     table = next((r for r in rows if r.get("sec") == "churn_table"), None)
     runs = {}
@@ -72,6 +82,23 @@ def analyse(rows):
                         e["pps_vs_no_churn"] = e["pps_median"] / base["pps_median"]
         out["churn"] = churn
 
+    cov = {}
+    for r in rows:
+        if r.get("sec") != "covering":
+            continue
+        cov.setdefault(r["path"], {}).setdefault("ipv" + r["fam"], {})[r["how"]] = {
+            "frames": int(r["frames"]), "before": int(r["before"]), "after": int(r["after"]),
+            "in_change_window": int(r["window"]), "change_window_us": float(r["window_us"]),
+            "old_way_after_change": int(r["old_after"]),
+            "first_new_way_us_after_ack": _int(r["first_new_us"]),
+            "first_new_way_nth_frame": _int(r["nth"]),
+            "fast_share_before": float(r["fast_before"]), "fast_share_after": float(r["fast_after"]),
+            "lost": int(r["lost"]),
+            # frames of the flow to neither gateway; frames tcpdump missed
+            "other_mac": int(r.get("other", 0)), "capture_drops": int(r.get("capture_drops", 0)),
+        }
+    if cov:
+        out["covering"] = cov
     return out
 
 
@@ -93,6 +120,17 @@ def targets(res):
             t["fasttrack_churn_%s_%s_per_s_pps_vs_none" % (fam, top)] = {
                 "ratio": e["pps_vs_no_churn"], "target": ">= %.2f" % TARGETS["churn_pps_ratio"],
                 "met": e["pps_vs_no_churn"] >= TARGETS["churn_pps_ratio"]}
+    for fam, hows in res.get("covering", {}).get("fasttrack", {}).items():
+        old = sum(e["old_way_after_change"] for e in hows.values())
+        nth = [e["first_new_way_nth_frame"] for e in hows.values()]
+        t["fasttrack_covering_%s_old_way_after_change" % fam] = {
+            "value": old, "target": "%d (all changes)" % TARGETS["covering_old_after"],
+            "met": old <= TARGETS["covering_old_after"]}
+        worst = None if None in nth else max(nth)
+        t["fasttrack_covering_%s_first_new_way_frame" % fam] = {
+            "value": worst if worst is not None else float("nan"),
+            "target": "%d (the next frame; worst change)" % TARGETS["covering_nth"],
+            "met": worst is not None and worst <= TARGETS["covering_nth"]}
     return t
 
 
@@ -137,4 +175,27 @@ def markdown(res):
                      "fast path, %d flows torn down, pps ≥ %.0f %% of 0/s." % (
                          TARGETS["churn_fast_share"] * 100, TARGETS["churn_teardowns"],
                          TARGETS["churn_pps_ratio"] * 100))
+    cov = res.get("covering")
+    if cov:
+        lines.append(
+            "\n**Route changes that cover a cached flow**: one UDP flow at 1 000 frames/s "
+            "through gateway G1, moved to G2 by one change in mid-stream; the generator tells "
+            "the gateway from each frame's MAC, the change's moment is its netlink request and "
+            "ACK (nlmon). Targets: no frame via G1 after the ACK, the first frame after the "
+            "change via G2:\n")
+        lines.append("| path | family | change | via G1 after the change | first via G2: "
+                     "frame (µs after ACK) | fast path before / after | lost |")
+        lines.append("|---|---|---|---:|---:|---:|---:|")
+        for path in ("fasttrack", "nfftc"):
+            for fam, hows in sorted(cov.get(path, {}).items()):
+                for how in HOWS:
+                    e = hows.get(how)
+                    if not e:
+                        continue
+                    first = "never" if e["first_new_way_nth_frame"] is None else "%d (%d)" % (
+                        e["first_new_way_nth_frame"], e["first_new_way_us_after_ack"])
+                    lines.append("| %s | %s | %s | %d | %s | %s / %s | %d |" % (
+                        NAMES.get(path, path), fam.replace("ipv", "IPv"), HOWS[how],
+                        e["old_way_after_change"], first, _pct(e["fast_share_before"]),
+                        _pct(e["fast_share_after"]), e["lost"]))
     return lines

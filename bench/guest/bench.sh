@@ -16,9 +16,10 @@
 #                      (fasttrack,nfftc)
 #   ft.scalecount=N    pktgen frames per scaling run from 100 000 flows up
 #                      (100000)
-#   ft.skip=S,...      sections to skip: tcp, pps, scale, commits, churn
-#   ft.quick=1         BENCH_QUICK: churn.sh takes its smaller defaults (it
-#                      documents its own ft.* settings)
+#   ft.skip=S,...      sections to skip: tcp, pps, scale, commits, churn,
+#                      covering
+#   ft.quick=1         BENCH_QUICK: churn.sh and covering.sh take their
+#                      smaller defaults (they document their own ft.* settings)
 #
 # Sections:
 #   tcp    iperf3 TCP (1 and 4 streams) and UDP, client (VLAN 22) to server
@@ -32,10 +33,13 @@
 #          through the stack once).
 #   churn  1 000 live IPv4 and IPv6 flows under 0, 100 and 1 000 updates
 #          per second of a 100 000-route table, fasttrack and the flowtable
-#          (bench/guest/churn.sh).
+#          (bench/guest/churn.sh);
+#   covering  route changes that do cover one cached flow: when its frames
+#          take the new gateway (bench/guest/covering.sh).
 . /selftests/lib.sh
 . /bench/guest/lib.sh
 . /bench/guest/churn.sh
+. /bench/guest/covering.sh
 
 REPS=3 PPSREPS=5 COUNT=30000 TCPN=32M UDPN=8M TCPPATHS=fs0,fs50,nfftc,fasttrack FLOWS=1,1000,100000,1000000 SCALE=fasttrack,nfftc SKIP= SCALE_COUNT=100000
 for arg in $(cat /proc/cmdline); do
@@ -319,13 +323,14 @@ settle() { sleep 2; }
 
 if ! skipped tcp; then section_tcp; fi
 settle
-if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn; then
+if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || ! skipped covering; then
 	bn_setup_pktgen
 	BN_FT_DEVS="vlan22, vlan2222"
 	if ! skipped pps; then section_pps; fi
 	if ! skipped scale; then section_scale; fi
 	if ! skipped commits; then section_commits; fi
 	if ! skipped churn; then section_churn; fi
+	if ! skipped covering; then section_covering; fi
 fi
 ft_cleanup
 if dmesg | grep -E "$FT_SPLAT_RE" >/dev/null; then

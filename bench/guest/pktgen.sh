@@ -3,15 +3,15 @@
 # Run pktgen once on one device of the current netns, and print
 # "USEC SENT": the run time pktgen measured and the frames it sent.
 #
-# usage: pktgen.sh DEV DST_MAC VLAN FAM(4|6) SRC DST SPORT NSPORT DPORT NDPORT COUNT
+# usage: pktgen.sh DEV DST_MAC VLAN FAM(4|6) SRC DST SPORT NSPORT DPORT NDPORT COUNT [DELAY_NS]
 # 64-byte UDP frames (IPv6: the smallest pktgen builds), tagged VLAN, with
 # NSPORT source ports from SPORT and NDPORT destination ports from DPORT,
-# each stepping by one per frame. pktgen needs "pkt_size 64" to mean the
-# frame with its FCS.
+# each stepping by one per frame; DELAY_NS apart (0: as fast as it can).
+# pktgen needs "pkt_size 64" to mean the frame with its FCS.
 set -eu
 dev=$1 mac=$2 vlan=$3 fam=$4 src=$5 dst=$6 sp=$7 nsp=$8 dp=$9
 shift 9
-ndp=$1 count=$2
+ndp=$1 count=$2 delay=${3:-0}
 pg=/proc/net/pktgen
 
 pgset() {
@@ -29,7 +29,7 @@ pgset kpktgend_0 "add_device $dev"
 pgset "$dev" "count $count"
 pgset "$dev" "clone_skb 0"
 pgset "$dev" "pkt_size 64"
-pgset "$dev" "delay 0"
+pgset "$dev" "delay $delay"
 pgset "$dev" "burst 1"
 pgset "$dev" "dst_mac $mac"
 pgset "$dev" "vlan_id $vlan"

@@ -41,6 +41,8 @@ MODULES="8021q veth tun dummy macvlan ifb ipv6 pktgen crc32c_generic 9pnet_virti
 MODULES="$MODULES xfrm_user esp4 esp6 authenc echainiv seqiv geniv cbc aes_generic ctr sha512_generic"
 MODULES="$MODULES drbg jitterentropy_rng"
 MODULES="$MODULES mpls_router mpls_iptunnel"
+# nlmon: make bench times route changes by their netlink messages (covering).
+MODULES="$MODULES nlmon"
 
 # copy_file SRC [DST]: copy into the root, following symlinks.
 copy_file() {
