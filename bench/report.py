@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 import report_churn
+import report_devices
 
 NS_PER_INSN = 4.0  # -icount shift=2
 
@@ -210,8 +211,10 @@ def analyse(rows):
         com["pps_ratio"] = com["commits"]["pps_median"] / com["quiet"]["pps_median"]
     res["commits"] = com
     res.update(report_churn.analyse(rows))
+    res.update(report_devices.analyse(rows))
     res["targets"] = targets(res)
     res["targets"].update(report_churn.targets(res))
+    res["targets"].update(report_devices.targets(res))
     return res
 
 
@@ -375,6 +378,7 @@ def markdown(report):
             lines.append("| 1 commit/s | %s | %.0f |" % (fmt(c["pps_median"] / 1e3), c["relearned_per_s"]))
             lines.append("\nThroughput with commits: %.1f %% of without." % (com["pps_ratio"] * 100))
         lines += report_churn.markdown(res)
+        lines += report_devices.markdown(res)
         tg = res["targets"]
         if tg:
             lines.append("\n**Targets** (reported, not gated):\n")
@@ -478,7 +482,8 @@ def main():
                          "flowtable (nf_flowtable_*_timeout) and fasttrack (udp-timeout) timeouts "
                          "3600 s, 2M max, 256k buckets",
         },
-        "targets": dict(TARGETS, **report_churn.TARGETS),
+        "targets": dict(TARGETS, **report_churn.TARGETS,
+                        **report_devices.TARGETS),
         "kernels": {},
     }
     for arg in a.logs:

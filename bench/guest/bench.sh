@@ -17,9 +17,10 @@
 #   ft.scalecount=N    pktgen frames per scaling run from 100 000 flows up
 #                      (100000)
 #   ft.skip=S,...      sections to skip: tcp, pps, scale, commits, churn,
-#                      covering
-#   ft.quick=1         BENCH_QUICK: churn.sh and covering.sh take their
-#                      smaller defaults (they document their own ft.* settings)
+#                      covering, devices, memchurn, connrate
+#   ft.quick=1         BENCH_QUICK: churn.sh, covering.sh and devices.sh take
+#                      their smaller defaults (they document their own ft.*
+#                      settings)
 #
 # Sections:
 #   tcp    iperf3 TCP (1 and 4 streams) and UDP, client (VLAN 22) to server
@@ -28,6 +29,12 @@
 #   pps    pktgen, 64-byte UDP frames of one flow, per path and family;
 #   scale  pktgen with 1..1M concurrent flows (IPv4), and fasttrack's memory
 #          per cached flow direction;
+#   devices  deleting 1 000 VLAN devices while 100 000 flows are cached on
+#          others, fasttrack and the flowtable (bench/guest/devices.sh,
+#          like the next two);
+#   memchurn  memory per direction of 100 000 long-lived flows after 20 s
+#          of short TCP connections coming and going;
+#   connrate  new TCP connections per second, fasttrack on and off;
 #   commits  fasttrack with 10 000 live IPv4 flows, with and without one
 #          nftables commit per second (each sends every cached flow back
 #          through the stack once).
@@ -333,6 +340,16 @@ if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || !
 	if ! skipped covering; then section_covering; fi
 fi
 ft_cleanup
+# The sections of bench/guest/devices.sh, on a pktgen topology of their own.
+if ! skipped devices || ! skipped memchurn || ! skipped connrate; then
+	. /bench/guest/devices.sh
+	bn_setup_pktgen
+	BN_FT_DEVS="vlan22, vlan2222"
+	if ! skipped devices; then section_devices; fi
+	if ! skipped memchurn; then section_memchurn; fi
+	if ! skipped connrate; then section_connrate; fi
+	ft_cleanup
+fi
 if dmesg | grep -E "$FT_SPLAT_RE" >/dev/null; then
 	dmesg | grep -E -A 20 "$FT_SPLAT_RE" | head -60
 	bn_die "kernel splat during the bench"

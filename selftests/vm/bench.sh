@@ -9,7 +9,8 @@
 # to 10 000 flows); BENCH_REPS (iperf3), BENCH_PPS_REPS (pktgen), BENCH_COUNT, BENCH_FLOWS, BENCH_SCALE,
 # BENCH_SCALE_COUNT, BENCH_TCP, BENCH_UDP, BENCH_TCP_PATHS, BENCH_SKIP override the guest's
 # settings (ft.* in bench/guest/bench.sh); BENCH_APPEND adds guest settings
-# as they are (say "ft.churnrates=0,1000", see bench/guest/churn.sh);
+# as they are (say "ft.churnrates=0,1000", see bench/guest/churn.sh, or
+# "ft.devs=200", see bench/guest/devices.sh);
 # BENCH_MEM is the guest RAM in MB (4096);
 # FT_TIMEOUT the limit for one boot in seconds (3600).
 # The guest's output is shown live and kept in bench/out/<word>/bench.log.
