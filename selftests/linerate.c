@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_util.h"
+
 static volatile sig_atomic_t stop, report;
 
 static void on_stop(int sig)
@@ -50,21 +52,6 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: linerate -r RATE [-i MS] FILE\n");
 	exit(2);
-}
-
-static unsigned long number(const char *s, unsigned long min, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "linerate: '%s' is not a number from %lu to %lu\n",
-			s, min, max);
-		exit(2);
-	}
-	return v;
 }
 
 static long long now_ns(void)

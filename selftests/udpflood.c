@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_util.h"
+
 #define MAX_BATCH	1024
 #define MAX_PAYLOAD	1024
 #define IP4_HLEN	20
@@ -58,47 +60,6 @@ static void usage(void)
 		"usage: udpflood [-6] -s SRC -d DST -p SPORT -P DPORT -n COUNT [-r]\n"
 		"                [-b BATCH] [-l LEN] [-w USEC]\n");
 	exit(2);
-}
-
-static unsigned long number(const char *s, unsigned long min, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "udpflood: '%s' is not a number from %lu to %lu\n",
-			s, min, max);
-		exit(2);
-	}
-	return v;
-}
-
-/* One's complement sum of @len bytes at @p, added to @sum. */
-static uint32_t csum_add(uint32_t sum, const void *p, size_t len)
-{
-	const uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)(b[len - 1] << 8);
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
 }
 
 /*
