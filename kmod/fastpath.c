@@ -327,15 +327,16 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		reason = FT_STAT_ROUTE_CHANGED;
 		goto stale;
 	}
+	/* Before the route: a device event would only waste a lookup. */
+	if (unlikely(READ_ONCE(flow->nh->dead))) {
+		reason = FT_STAT_INVALIDATED;	/* its device changed */
+		goto stale;
+	}
 	dst_ok = ft_flow_dst_ok(flow, net);
 	if (unlikely(!dst_ok || READ_ONCE(flow->route_seq) !=
 		     (u32)atomic_read(&fn->gen[ft_gen_route(flow->key.fam)])) &&
 	    !ft_route_recheck(fn, flow, skb, dst_ok)) {
 		reason = FT_STAT_ROUTE_CHANGED;
-		goto stale;
-	}
-	if (unlikely(READ_ONCE(flow->nh->dead))) {
-		reason = FT_STAT_INVALIDATED;	/* its device changed */
 		goto stale;
 	}
 	if (unlikely(!ft_neigh_usable(flow->nh->neigh))) {
