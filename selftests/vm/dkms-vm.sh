@@ -8,7 +8,15 @@
 # builds for (the headers are under $CACHE, inside it), the sid chroot for
 # 7.x (with dkms and the kernel's headers installed in it).
 #
+# The same guest first runs selftests/ynl/ynl_cli.sh: the kernel's YNL CLI
+# (selftests/vm/ynl-tools.sh puts it in the extra archive, in /ynl) with
+# that root's python3, against ftctl. The guests boot anyway, and the root
+# with python3 is there.
+#
 # usage: dkms-vm.sh [--kernels "6.1 6.12"]
+# DKMS_VM_TESTS="ynl_cli dkms_install" picks the guest's tests (these two
+# by default, in this order: ynl_cli uses the harness's module, which
+# dkms_install removes).
 # FT_SRC=DIR takes the module's source (Kbuild, dkms.conf, kmod/, uapi/)
 # from DIR instead of this tree, as build.sh does.
 # Prints one line per kernel and ends with "N passed, N failed".
@@ -24,6 +32,8 @@ trap 'rm -rf "$FT_OUT"' EXIT
 mkdir -p "$OUT/run" "$CACHE/logs"
 bash "$VM_DIR/deps.sh"
 bash "$VM_DIR/tools.sh"
+bash "$VM_DIR/ynl-tools.sh" --tree "$OUT/ynl" >/dev/null
+tests=${DKMS_VM_TESTS:-ynl_cli dkms_install}
 
 # extra_cpio WORD KDIR: the source tree, the test and its settings.
 extra_cpio() {
@@ -37,6 +47,7 @@ extra_cpio() {
 	cp "$REPO/Makefile" "$x/src/fasttrack/"
 	install -m 0755 "$VM_DIR/dkms_install.sh" "$x/selftests/dkms_install.sh"
 	printf 'KDIR=%s\n' "$2" >"$x/selftests/dkms.env"
+	cp -r "$OUT/ynl" "$x/ynl"
 	(cd "$x" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$OUT/dkms/$1.cpio.gz"
 }
 
@@ -50,7 +61,8 @@ job() {
 	} >"$dir/prepare.log" 2>&1 || { echo prepare >"$dir/rc"; return; }
 	load_kernel "$word"
 	if [ "${BUILD:-host}" = sid ]; then
-		bash "$VM_DIR/sidroot.sh" install make dkms kmod "$HEADERS_PKG" >>"$dir/prepare.log" 2>&1 ||
+		bash "$VM_DIR/sidroot.sh" install make dkms kmod "$HEADERS_PKG" \
+			python3 python3-yaml python3-jsonschema >>"$dir/prepare.log" 2>&1 ||
 			{ echo prepare >"$dir/rc"; return; }
 		root=$CACHE/sid/root kdir=/usr/src/linux-headers-$KVER
 	else
@@ -58,8 +70,8 @@ job() {
 		root=/ kdir=$KDIR
 	fi
 	extra_cpio "$word" "$kdir"
-	FT_TAG=$word log "booting: dkms_install"
-	bash "$VM_DIR/boot.sh" "$word" "$dir" --tests dkms_install \
+	FT_TAG=$word log "booting: $tests"
+	bash "$VM_DIR/boot.sh" "$word" "$dir" --tests "${tests// /,}" \
 		--initrd-extra "$OUT/dkms/$word.cpio.gz" --virtfs "$root" </dev/null || rc=$?
 	echo "$rc" >"$dir/rc"
 }
@@ -72,7 +84,8 @@ wait
 
 for word in $kernels; do
 	dir=$OUT/run/$word
-	judge "$word" "$dir" dkms_install
+	# shellcheck disable=SC2086 # a list of test names
+	judge "$word" "$dir" $tests
 	[ "$JUDGED_FAILED" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/dkms-$word-$(date +%Y%m%d-%H%M%S).log"
 done
 judge_summary

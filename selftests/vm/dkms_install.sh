@@ -12,6 +12,7 @@
 # dkms-vm.sh) says where in that root the kernel's headers are (KDIR).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
+. "$(dirname "$0")/lib_root.sh"
 # shellcheck source=/dev/null # written by dkms-vm.sh
 . "$(dirname "$0")/dkms.env"
 
@@ -19,27 +20,9 @@ require_cmd modprobe rmmod modinfo depmod chroot mount ftctl
 fp_init
 kver=$(uname -r)
 M=/lib/modules/$kver
-R=/mnt/root
 
 # ------------------------------------------------ the root with DKMS in it --
-for m in virtio_pci 9pnet_virtio 9p overlay; do
-	must modprobe "$m"
-done
-must busywait 10000 sh -c 'grep -qx ftroot /sys/bus/virtio/drivers/9pnet_virtio/virtio*/mount_tag'
-mkdir -p /mnt/lower /mnt/rw "$R"
-must mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 ftroot /mnt/lower
-defer umount /mnt/lower
-must mount -t tmpfs tmpfs /mnt/rw
-defer umount /mnt/rw
-mkdir -p /mnt/rw/upper /mnt/rw/work
-must mount -t overlay overlay -o lowerdir=/mnt/lower,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work "$R"
-defer umount -l "$R"
-# Not /tmp: the headers may live under the host's /tmp (a clone there),
-# and the overlay keeps the root's /tmp writable anyway.
-for d in proc sys dev; do
-	must mount -o bind "/$d" "$R/$d"
-	defer umount -l "$R/$d"
-done
+root_mount
 # The kernel's module tree is the guest's: what DKMS installs there is
 # what modprobe and the kernel's request_module see.
 mkdir -p "$R$M"
@@ -49,7 +32,6 @@ defer umount -l "$R$M"
 # way, and quietly does nothing without it), needs /dev/fd; udev makes it
 # on a real system, the guest's bare devtmpfs lacks it.
 [ -e /dev/fd ] || must ln -s /proc/self/fd /dev/fd
-in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root "$@"; }
 ln -sfn "$KDIR" "$M/build"
 # 5.10's headers ask for gcc-10, which the bookworm root lacks (a bullseye
 # machine has it); gcc-12 stands in for it.
