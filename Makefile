@@ -12,6 +12,9 @@ KERNELS ?= 5.10 6.1 6.12 7.2
 # Of those, the kernels make check also runs the DKMS install flow on, in
 # a guest (selftests/vm/dkms-vm.sh).
 DKMS_KERNELS ?= 5.10 6.1 6.12 7.2
+# Of those, the DKMS guests that also run the YNL CLI test
+# (selftests/ynl/ynl_cli.sh); see selftests/vm/dkms-vm.sh.
+YNL_KERNELS ?= 5.10 6.12
 T ?=
 # make bench and make demo boot one kernel: 6.12 unless KERNELS is given.
 BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.12)
@@ -39,6 +42,8 @@ help:
 	@echo "make dkms-install    register, build and install with DKMS"
 	@echo "make dkms-test       a dkms add/build/install/remove round trip per kernel (host)"
 	@echo "make dkms-vm         the DKMS install flow, modprobe and a transfer, in a guest"
+	@echo "                     (and the YNL CLI test on YNL_KERNELS=\"$(YNL_KERNELS)\")"
+	@echo "make ynl-vm          the kernel's YNL CLI against the module and ftctl (KERNELS=6.12)"
 
 module:
 	@test -d "$(KDIR)" || { echo "error: no kernel headers at $(KDIR)." \
@@ -126,7 +131,13 @@ dkms-test:
 # make dkms-install, modprobe, ftctl enable, an offloaded transfer and
 # make dkms-remove, in a guest per kernel; see selftests/vm/dkms-vm.sh.
 dkms-vm:
-	bash selftests/vm/dkms-vm.sh --kernels "$(filter $(KERNELS),$(DKMS_KERNELS))"
+	YNL_KERNELS="$(YNL_KERNELS)" bash selftests/vm/dkms-vm.sh --kernels "$(filter $(KERNELS),$(DKMS_KERNELS))"
+
+# The kernel's YNL CLI against the module and ftctl (selftests/ynl/), alone,
+# in a DKMS-style guest per kernel (KERNELS, default 6.12).
+.PHONY: ynl-vm
+ynl-vm:
+	DKMS_VM_TESTS=ynl_cli bash selftests/vm/dkms-vm.sh --kernels "$(BENCH_KERNELS)"
 
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -8,15 +8,18 @@
 # builds for (the headers are under $CACHE, inside it), the sid chroot for
 # 7.x (with dkms and the kernel's headers installed in it).
 #
-# The same guest first runs selftests/ynl/ynl_cli.sh: the kernel's YNL CLI
-# (selftests/vm/ynl-tools.sh puts it in the extra archive, in /ynl) with
-# that root's python3, against ftctl. The guests boot anyway, and the root
-# with python3 is there.
+# On the kernels of YNL_KERNELS (default "5.10 6.12": the compat route
+# without split ops, and split ops; in two different job slots of the
+# default four kernels, so that the wall time grows by one run of it, about
+# 70 s), the same guest first runs selftests/ynl/ynl_cli.sh: the kernel's
+# YNL CLI (selftests/vm/ynl-tools.sh puts it in the extra archive, in /ynl)
+# with that root's python3, against ftctl. The guests boot anyway, and the
+# root with python3 is there.
 #
 # usage: dkms-vm.sh [--kernels "6.1 6.12"]
-# DKMS_VM_TESTS="ynl_cli dkms_install" picks the guest's tests (these two
-# by default, in this order: ynl_cli uses the harness's module, which
-# dkms_install removes).
+# DKMS_VM_TESTS="ynl_cli" runs only these tests, on every kernel (make
+# ynl-vm). ynl_cli comes before dkms_install: it uses the harness's module,
+# which dkms_install removes.
 # FT_SRC=DIR takes the module's source (Kbuild, dkms.conf, kmod/, uapi/)
 # from DIR instead of this tree, as build.sh does.
 # Prints one line per kernel and ends with "N passed, N failed".
@@ -32,8 +35,25 @@ trap 'rm -rf "$FT_OUT"' EXIT
 mkdir -p "$OUT/run" "$CACHE/logs"
 bash "$VM_DIR/deps.sh"
 bash "$VM_DIR/tools.sh"
-bash "$VM_DIR/ynl-tools.sh" --tree "$OUT/ynl" >/dev/null
-tests=${DKMS_VM_TESTS:-ynl_cli dkms_install}
+YNL_KERNELS=${YNL_KERNELS-5.10 6.12}
+
+# tests WORD: the guest's tests for a kernel.
+tests() {
+	if [ -n "${DKMS_VM_TESTS:-}" ]; then
+		echo "$DKMS_VM_TESTS"
+	elif [[ " $YNL_KERNELS " == *" $1 "* ]]; then
+		echo ynl_cli dkms_install
+	else
+		echo dkms_install
+	fi
+}
+
+for word in $kernels; do
+	if [[ " $(tests "$word") " == *" ynl_cli "* ]]; then
+		bash "$VM_DIR/ynl-tools.sh" --tree "$OUT/ynl" >/dev/null
+		break
+	fi
+done
 
 # extra_cpio WORD KDIR: the source tree, the test and its settings.
 extra_cpio() {
@@ -47,12 +67,13 @@ extra_cpio() {
 	cp "$REPO/Makefile" "$x/src/fasttrack/"
 	install -m 0755 "$VM_DIR/dkms_install.sh" "$x/selftests/dkms_install.sh"
 	printf 'KDIR=%s\n' "$2" >"$x/selftests/dkms.env"
-	cp -r "$OUT/ynl" "$x/ynl"
+	[ ! -d "$OUT/ynl" ] || cp -r "$OUT/ynl" "$x/ynl"
 	(cd "$x" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$OUT/dkms/$1.cpio.gz"
 }
 
 job() {
-	local word=$1 dir=$OUT/run/$1 root kdir rc=0
+	local word=$1 dir=$OUT/run/$1 root kdir rc=0 tests
+	tests=$(tests "$word")
 	mkdir -p "$dir"
 	{
 		bash "$VM_DIR/kernels.sh" "$word" &&
@@ -61,8 +82,10 @@ job() {
 	} >"$dir/prepare.log" 2>&1 || { echo prepare >"$dir/rc"; return; }
 	load_kernel "$word"
 	if [ "${BUILD:-host}" = sid ]; then
+		# shellcheck disable=SC2046 # package names
 		bash "$VM_DIR/sidroot.sh" install make dkms kmod "$HEADERS_PKG" \
-			python3 python3-yaml python3-jsonschema >>"$dir/prepare.log" 2>&1 ||
+			$([[ " $tests " != *" ynl_cli "* ]] || echo python3 python3-yaml python3-jsonschema) \
+			>>"$dir/prepare.log" 2>&1 ||
 			{ echo prepare >"$dir/rc"; return; }
 		root=$CACHE/sid/root kdir=/usr/src/linux-headers-$KVER
 	else
@@ -84,8 +107,8 @@ wait
 
 for word in $kernels; do
 	dir=$OUT/run/$word
-	# shellcheck disable=SC2086 # a list of test names
-	judge "$word" "$dir" $tests
+	# shellcheck disable=SC2046 # a list of test names
+	judge "$word" "$dir" $(tests "$word")
 	[ "$JUDGED_FAILED" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/dkms-$word-$(date +%Y%m%d-%H%M%S).log"
 done
 judge_summary

@@ -117,6 +117,19 @@ setup_router_on_a_stick
 nft_forward_ruleset "$NS_ROUTER"
 ftc_long_udp_ct
 
+# ------------------------------------- events: both listeners, from now --
+ip netns exec "$NS_ROUTER" ftctl -j monitor </dev/null >"$T/mon.ft.json" 2>"$T/mon.err" &
+MON=$!
+defer fp_kill "$MON"
+# cli.py listens for --sleep seconds, then prints what it heard: long
+# enough for the requests and the traffic below; the reads after the
+# traffic overlap the rest of the wait.
+secs=$(ft_secs 45)
+ynl --subscribe events --sleep "$secs" </dev/null >"$T/events.json" 2>"$T/events.err" &
+SUB=$!
+defer fp_kill "$SUB"
+start=$(now_ms)
+
 # ------------------------------------------------------ the spec itself --
 # Explicitly, with jsonschema (ynl_compare.py at the end), and by cli.py
 # itself in config-get below (the schema at <spec dir>/../genetlink.yaml).
@@ -185,16 +198,7 @@ reject neg2 "dev-enable families 4" families "$mask_re" \
 max_flows() { ftc -j get | fp_jget max_flows; }
 check_output "the rejected config-set changed nothing" "$maxf" max_flows
 
-# ---------------------------------------------------- events, listening --
-ip netns exec "$NS_ROUTER" ftctl -j monitor </dev/null >"$T/mon.ft.json" 2>"$T/mon.err" &
-MON=$!
-defer fp_kill "$MON"
-# Long enough for the traffic below; the reads after it overlap the wait.
-secs=$(ft_secs 40)
-ynl --subscribe events --sleep "$secs" </dev/null >"$T/events.json" 2>"$T/events.err" &
-SUB=$!
-defer fp_kill "$SUB"
-start=$(now_ms)
+# ------------------------------------------------------ events: joined --
 # Both listeners are in a group within seconds: the genetlink sockets of
 # the router netns (protocol 16) with a group set in /proc/net/netlink's
 # bitmap of the first 32 groups (where genl's dynamic ids are); they are
@@ -203,7 +207,7 @@ n_joined() {
 	ip netns exec "$NS_ROUTER" awk 'NR > 1 && $2 == 16 && $4 != "00000000" { n++ } END { print n + 0 }' /proc/net/netlink
 }
 joined2() { [ "$(n_joined)" -ge 2 ]; }
-if busywait "$(((secs - 20) * 1000))" joined2; then
+if busywait 20000 joined2; then
 	pass "ftctl monitor and cli.py --subscribe events joined the group"
 else
 	fail "ftctl monitor and cli.py --subscribe events joined the group" \
@@ -221,7 +225,10 @@ fp_udp_transfer "IPv6 UDP" 6 "$file" "$SERVER_IP6" "$port6" "$port6"
 file=$(fp_mkfile tcp4 131072)
 fp_port tport
 fp_tcp_transfer "short IPv4 TCP connection" 4 "$file" "$SERVER_IP4" "$tport" "$tport"
-log_info "traffic done $(($(now_ms) - start)) ms after the subscription started"
+took=$(($(now_ms) - start))
+log_info "traffic done $took ms after cli.py --subscribe started"
+# Or the events come after cli.py stopped listening.
+check_le "the traffic ended within cli.py's --sleep $secs" "$took" $(((secs - 5) * 1000))
 # UDP: IPv4 both ways, IPv6 only the way in through vlan22 (vlan2222 is
 # ipv4 only); the TCP connection's flows are gone with it.
 ftc_wait_nflows "3 flow directions cached" 3 10000
