@@ -152,7 +152,7 @@ static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd, bool flush)
 	if (flush) {
 		/* A learn hook that still saw the device is done after this. */
 		synchronize_net();
-		ft_table_kill_dev(fn, fd->dev, __FASTTRACK_F_ALL);
+		ft_table_kill_dev(fn, fd->dev, FT_FAMILIES_ALL);
 	}
 	ft_net_deactivate(fn);
 	ft_dev_put(fd);

@@ -37,6 +37,9 @@
 
 #define FT_LEARN_HOOKS	2
 
+/* Every family this module knows, as FASTTRACK_F_* bits. */
+#define FT_FAMILIES_ALL		(FASTTRACK_F_IPV4 | FASTTRACK_F_IPV6)
+
 static inline u8 ft_fam_flag(enum ft_fam fam)
 {
 	return fam == FT_FAM_V4 ? FASTTRACK_F_IPV4 : FASTTRACK_F_IPV6;
@@ -79,6 +82,9 @@ enum ft_stat {
 	FT_STAT_NOLEARN_RACED,
 	FT_STAT_ROUTE_REVALIDATED,
 	FT_STAT_NUM,
+
+	/* Removal reasons no counter records (the counters go with them): */
+	FT_REASON_NETNS = FT_STAT_NUM,	/* netns exit, module unload */
 };
 
 /*

@@ -30,6 +30,7 @@ struct setting {
 	enum setting_kind kind;
 	const char *form;	/* what a value looks like, for errors, */
 	uint32_t limit;		/* followed by this limit unless 0 */
+	const char *unit;	/* of the value, in range errors */
 };
 
 enum { MAX_FLOWS, TCP_TIMEOUT, UDP_TIMEOUT, SKIP_MARK, SKIP_MASK, NSETTINGS };
@@ -37,19 +38,19 @@ enum { MAX_FLOWS, TCP_TIMEOUT, UDP_TIMEOUT, SKIP_MARK, SKIP_MASK, NSETTINGS };
 static const struct setting settings[NSETTINGS] = {
 	[MAX_FLOWS] = { "max-flows", "max_flows",
 		FASTTRACK_A_CFG_MAX_FLOWS, SET_NUMBER,
-		"a number of flows, 1 to", FASTTRACK_MAX_FLOWS_LIMIT },
+		"a number of flows, 1 to", FASTTRACK_MAX_FLOWS_LIMIT, "" },
 	[TCP_TIMEOUT] = { "tcp-timeout", "tcp_timeout",
 		FASTTRACK_A_CFG_TCP_TIMEOUT, SET_NUMBER,
-		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT },
+		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT, " seconds" },
 	[UDP_TIMEOUT] = { "udp-timeout", "udp_timeout",
 		FASTTRACK_A_CFG_UDP_TIMEOUT, SET_NUMBER,
-		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT },
+		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT, " seconds" },
 	[SKIP_MARK] = { "skip-mark", "skip_mark",
 		FASTTRACK_A_CFG_SKIP_MARK, SET_MARK,
-		"MARK or MARK/MASK, each 0x... or decimal, at most 32 bits", 0 },
+		"MARK or MARK/MASK, each 0x... or decimal, at most 32 bits", 0, "" },
 	[SKIP_MASK] = { "skip-mask", "skip_mask",
 		FASTTRACK_A_CFG_SKIP_MASK, SET_MASK,
-		"0x... or decimal, at most 32 bits", 0 },
+		"0x... or decimal, at most 32 bits", 0, "" },
 };
 
 struct config {
@@ -172,6 +173,16 @@ static const char *form(const struct setting *s, char *buf, size_t size)
 	return buf;
 }
 
+/* The policy's range, which the kernel sent with its refusal. */
+static int range_error(struct ftctl *ft, const struct setting *s)
+{
+	const char *msg = *ft->nl.ext_msg ? ft->nl.ext_msg : "out of range";
+
+	ft_err("%s: %s: it must be between %" PRIu64 " and %" PRIu64 "%s",
+	       s->key, msg, ft->nl.ext_min, ft->nl.ext_max, s->unit);
+	return FT_ERR;
+}
+
 static int bad_value(const struct setting *s, const char *val, int err)
 {
 	char buf[80];
@@ -248,7 +259,6 @@ static int parse_settings(struct ftctl *ft, int argc, char **argv,
 int cmd_set(struct ftctl *ft, int argc, char **argv)
 {
 	struct config cfg = { 0 };
-	const char *subject = NULL;
 	struct nlmsghdr *nlh;
 	unsigned int i;
 	int ret;
@@ -270,11 +280,14 @@ int cmd_set(struct ftctl *ft, int argc, char **argv)
 	if (ret) {
 		/* Name the setting the kernel rejected, if it says which. */
 		uint16_t blamed = nl_blamed_attr(&ft->nl);
+		const struct setting *s = NULL;
 
 		for (i = 0; i < NSETTINGS; i++)
 			if (blamed && settings[i].attr == blamed)
-				subject = settings[i].key;
-		return ft_request_error(ft, ret, NULL, subject);
+				s = &settings[i];
+		if (s && ft->nl.kernel_err && ft->nl.has_ext_range)
+			return range_error(ft, s);
+		return ft_request_error(ft, ret, NULL, s ? s->key : NULL);
 	}
 	if (*ft->nl.ext_msg)
 		ft_warn("%s", ft->nl.ext_msg);

@@ -22,6 +22,9 @@
  *   FTMOCK_NO_NOLEARN=1  a module from before the ruleset-changed,
  *                      not-forwarding, port and not-learned counters: its
  *                      last counter is FASTTRACK_A_STAT_FLUSHED
+ *   FTMOCK_NO_STATS_DUMP=1  a module from before the per-CPU stats dump
+ *                      (implied by the two above): per-CPU counters only
+ *                      with FASTTRACK_A_STATS_PERCPU
  * Every request's attributes are traced on stderr as "mock: ...".
  *
  * After NETLINK_ADD_MEMBERSHIP, reads return canned flow events, one
@@ -370,14 +373,73 @@ static void handle_dev_change(const struct nlmsghdr *req, uint8_t cmd,
 		put_ack(req, 0, NULL, NULL);
 }
 
-static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
+/* The last counter the mocked module knows. */
+static uint16_t stats_last(void)
 {
-	uint16_t last = FASTTRACK_A_STAT_MAX;
+	/* An older module knows neither STAT_CPU nor what follows it. */
+	if (env("FTMOCK_OLD"))
+		return FASTTRACK_A_STAT_CPU - 1;
+	if (env("FTMOCK_NO_NOLEARN"))
+		return FASTTRACK_A_STAT_FLUSHED;
+	return FASTTRACK_A_STAT_MAX;
+}
+
+/* Counters of CPU @idx of two; the second leaves out the punts after MTU. */
+static void put_cpu_counters(struct nlmsghdr *nlh, uint32_t idx)
+{
+	uint16_t last = stats_last(), t;
+
+	for (t = FASTTRACK_A_STAT_LEARNED; t <= last; t++) {
+		if (t == FASTTRACK_A_STAT_CPU ||
+		    (idx && t > FASTTRACK_A_STAT_PUNT_MTU &&
+		     t <= FASTTRACK_A_STAT_PUNT_STALE))
+			continue;
+		put_u64_padded(nlh, t, (uint64_t)t * 10 + idx,
+			       FASTTRACK_A_STAT_PAD);
+	}
+	put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99, FASTTRACK_A_STAT_PAD);
+}
+
+/* The per-CPU dump: CPUs 0 and 3, a message each, one per read. */
+static void handle_stats_dump(const struct nlmsghdr *req)
+{
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
-	uint32_t cpu;
+	uint32_t idx;
+
+	trace("STATS_GET dump");
+	new_reply();
+	if (env("FTMOCK_OLD") || env("FTMOCK_NO_NOLEARN") ||
+	    env("FTMOCK_NO_STATS_DUMP")) {
+		put_ack(req, -EOPNOTSUPP, NULL, NULL);
+		return;
+	}
+	for (idx = 0; idx < 2; idx++) {
+		if (idx)
+			new_reply();
+		nlh = put_msg(req, MOCK_FAMILY, NLM_F_MULTI,
+			      FASTTRACK_CMD_STATS_GET);
+		mnl_attr_put_u32(nlh, FASTTRACK_A_CPU, idx * 3);
+		nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS);
+		put_cpu_counters(nlh, idx);
+		mnl_attr_nest_end(nlh, nest);
+		end_msg(nlh);
+	}
+	put_done(req, 0);
+}
+
+static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
+{
+	uint16_t last = stats_last();
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	uint32_t idx;
 	uint16_t t;
 
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		handle_stats_dump(req);
+		return;
+	}
 	trace("STATS_GET");
 	new_reply();
 	if (r->tb[FASTTRACK_A_STATS_PERCPU] && env("FTMOCK_OLD")) {
@@ -385,11 +447,6 @@ static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
 			r->tb[FASTTRACK_A_STATS_PERCPU]);
 		return;
 	}
-	/* An older module knows neither STAT_CPU nor what follows it. */
-	if (env("FTMOCK_OLD"))
-		last = FASTTRACK_A_STAT_CPU - 1;
-	else if (env("FTMOCK_NO_NOLEARN"))
-		last = FASTTRACK_A_STAT_FLUSHED;
 	nlh = put_msg(req, MOCK_FAMILY, 0, FASTTRACK_CMD_STATS_GET);
 	nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS);
 	for (t = FASTTRACK_A_STAT_FLOWS; t <= last; t++) {
@@ -402,20 +459,10 @@ static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
 	put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99, FASTTRACK_A_STAT_PAD);
 	mnl_attr_nest_end(nlh, nest);
 
-	/* Two CPUs; CPU 1 leaves out the punt counters after MTU. */
-	for (cpu = 0; r->tb[FASTTRACK_A_STATS_PERCPU] && cpu < 2; cpu++) {
+	for (idx = 0; r->tb[FASTTRACK_A_STATS_PERCPU] && idx < 2; idx++) {
 		nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS_CPU);
-		mnl_attr_put_u32(nlh, FASTTRACK_A_STAT_CPU, cpu * 3);
-		for (t = FASTTRACK_A_STAT_LEARNED; t <= last; t++) {
-			if (t == FASTTRACK_A_STAT_CPU ||
-			    (cpu && t > FASTTRACK_A_STAT_PUNT_MTU &&
-			     t <= FASTTRACK_A_STAT_PUNT_STALE))
-				continue;
-			put_u64_padded(nlh, t, (uint64_t)t * 10 + cpu,
-				       FASTTRACK_A_STAT_PAD);
-		}
-		put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99,
-			       FASTTRACK_A_STAT_PAD);
+		mnl_attr_put_u32(nlh, FASTTRACK_A_STAT_CPU, idx * 3);
+		put_cpu_counters(nlh, idx);
 		mnl_attr_nest_end(nlh, nest);
 	}
 	end_msg(nlh);
