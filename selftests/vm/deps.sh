@@ -11,7 +11,7 @@ PACKAGES="
 	kmod cpio gzip xz-utils zstd
 	gcc gcc-12 make libc6-dev pkg-config libmnl-dev pahole
 	iproute2 nftables conntrack iperf3 socat jq iputils-ping tcpdump ethtool
-	python3 debootstrap dkms
+	python3 python3-yaml python3-jsonschema debootstrap dkms
 "
 
 # shellcheck disable=SC2086
