@@ -177,6 +177,82 @@ static int ft_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* The name or pattern of a rule request, or NULL with the reason set. */
+static const struct nlattr *ft_nl_rule_name(struct genl_info *info)
+{
+	const struct nlattr *attr = info->attrs[FASTTRACK_A_IFNAME];
+
+	if (!attr)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "name the device or pattern with FASTTRACK_A_IFNAME");
+	return attr;
+}
+
+static int ft_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	const struct nlattr *name = ft_nl_rule_name(info);
+	u8 families;
+	int err;
+
+	if (!name)
+		return -EINVAL;
+	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
+			     &families);
+	if (err)
+		return err;
+	/* As for an enable: devices it matches later need them running. */
+	err = ft_route_watch_start(fn, info->extack);
+	if (err)
+		return err;
+	err = ft_rules_watch_start(fn, info->extack);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	err = ft_dev_rule_add(fn, name, families, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int ft_nl_rule_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	const struct nlattr *name = ft_nl_rule_name(info);
+	u8 families;
+	int err;
+
+	if (!name)
+		return -EINVAL;
+	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
+			     &families);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	err = ft_dev_rule_del(fn, name, families, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int ft_nl_fill_rule(struct sk_buff *skb, struct netlink_callback *cb,
+			   const char *pattern, u8 families)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &ft_genl_family, NLM_F_MULTI, FASTTRACK_CMD_RULE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, FASTTRACK_A_IFNAME, pattern) ||
+	    nla_put_u32(skb, FASTTRACK_A_FAMILIES, families)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
 static int ft_nl_put_family(struct sk_buff *msg, const struct ft_dev *fd,
 			    enum ft_fam fam)
 {
@@ -287,6 +363,18 @@ static int ft_nl_dump_ret(struct sk_buff *skb, int err)
 	return err ?: skb->len;
 }
 
+static int ft_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	int err;
+
+	err = ft_nl_dump_no_attrs(cb);
+	if (err)
+		return err;
+	err = ft_dev_rules_dump(ft_net(sock_net(skb->sk)), skb, cb,
+				ft_nl_fill_rule);
+	return ft_nl_dump_ret(skb, err);
+}
+
 /* cb->args[0]: how many devices earlier parts of the dump sent. */
 static int ft_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -350,6 +438,7 @@ static const u16 ft_stat_attr[FT_STAT_NUM] = {
 	[FT_STAT_NOLEARN_NO_NEIGH]	= FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,
 	[FT_STAT_NOLEARN_RACED]		= FASTTRACK_A_STAT_NOLEARN_RACED,
 	[FT_STAT_ROUTE_REVALIDATED]	= FASTTRACK_A_STAT_ROUTE_REVALIDATED,
+	[FT_STAT_RULE_SKIPPED]		= FASTTRACK_A_STAT_RULE_SKIPPED,
 };
 
 static int ft_nl_put_counters(struct sk_buff *msg, const u64 *val)
@@ -812,6 +901,26 @@ static const struct genl_ops ft_genl_ops[] = {
 		.policy		= fasttrack_flush_nl_policy,
 		.maxattr	= FASTTRACK_A_FAMILIES,
 		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= FASTTRACK_CMD_RULE_ADD,
+		.doit		= ft_nl_rule_add,
+		.policy		= fasttrack_rule_add_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= FASTTRACK_CMD_RULE_DEL,
+		.doit		= ft_nl_rule_del,
+		.policy		= fasttrack_rule_del_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= FASTTRACK_CMD_RULE_GET,
+		.dumpit		= ft_nl_rule_dump,
+		.policy		= ft_nl_reject_all_policy,
+		.maxattr	= FASTTRACK_A_PAD,
 	},
 };
 

@@ -78,6 +78,18 @@ const struct nla_policy fasttrack_flush_nl_policy[FASTTRACK_A_FAMILIES + 1] = {
 	[FASTTRACK_A_FAMILIES] = NLA_POLICY_MASK(NLA_U32, 0x3),
 };
 
+/* FASTTRACK_CMD_RULE_ADD - do */
+const struct nla_policy fasttrack_rule_add_nl_policy[FASTTRACK_A_FAMILIES + 1] = {
+	[FASTTRACK_A_IFNAME] = { .type = NLA_NUL_STRING, .len = 15, },
+	[FASTTRACK_A_FAMILIES] = NLA_POLICY_MASK(NLA_U32, 0x3),
+};
+
+/* FASTTRACK_CMD_RULE_DEL - do */
+const struct nla_policy fasttrack_rule_del_nl_policy[FASTTRACK_A_FAMILIES + 1] = {
+	[FASTTRACK_A_IFNAME] = { .type = NLA_NUL_STRING, .len = 15, },
+	[FASTTRACK_A_FAMILIES] = NLA_POLICY_MASK(NLA_U32, 0x3),
+};
+
 const struct nla_policy ft_nl_reject_all_policy[FASTTRACK_A_PAD + 1] = {
 	[FASTTRACK_A_UNSPEC] = { .type = NLA_REJECT },
 	[FASTTRACK_A_PAD] = { .type = NLA_REJECT },

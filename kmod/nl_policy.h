@@ -16,6 +16,8 @@ extern const struct nla_policy fasttrack_stats_get_nl_policy[FASTTRACK_A_STATS_P
 extern const struct nla_policy fasttrack_config_set_nl_policy[FASTTRACK_A_CFG_SKIP_MASK + 1];
 extern const struct nla_policy fasttrack_flow_get_nl_policy[FASTTRACK_A_FAMILIES + 1];
 extern const struct nla_policy fasttrack_flush_nl_policy[FASTTRACK_A_FAMILIES + 1];
+extern const struct nla_policy fasttrack_rule_add_nl_policy[FASTTRACK_A_FAMILIES + 1];
+extern const struct nla_policy fasttrack_rule_del_nl_policy[FASTTRACK_A_FAMILIES + 1];
 
 /*
  * For requests that take no attribute (config-get, the device and stats

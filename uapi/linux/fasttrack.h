@@ -47,6 +47,33 @@
  *   Request: as FASTTRACK_CMD_DEV_ENABLE.
  *   Errors: ENODEV no such device; ENOENT device is not enabled.
  *
+ * FASTTRACK_CMD_RULE_ADD (admin)
+ *   Enable by name: the module keeps the name or pattern, enables every
+ *   device of the namespace it matches now, and enables any device that
+ *   is registered, renamed or moved in later with a matching name. Adding
+ *   a rule that exists adds the families to it.
+ *   Request:
+ *     FASTTRACK_A_IFNAME    string   a device name or a shell glob (*, ?,
+ *                                    [...], [!...]) of at most 15 bytes
+ *     FASTTRACK_A_FAMILIES  u32      as for FASTTRACK_CMD_DEV_ENABLE
+ *   A pattern skips (and counts in FASTTRACK_A_STAT_RULE_SKIPPED) devices
+ *   that cannot be offloaded; a name that is not a pattern fails as
+ *   FASTTRACK_CMD_DEV_ENABLE does for such a device, and is kept if no
+ *   device has it yet.
+ *   Errors: EINVAL not a name; ENOSPC 256 rules exist; EOPNOTSUPP as above.
+ *
+ * FASTTRACK_CMD_RULE_DEL (admin)
+ *   Remove the families from the rule (default: all; the rule goes with
+ *   the last), and disable them on the devices it matches, unless another
+ *   rule gives a device those families too.
+ *   Request: as FASTTRACK_CMD_RULE_ADD.
+ *   Errors: ENOENT no such rule.
+ *
+ * FASTTRACK_CMD_RULE_GET (dump only)
+ *   The rules, in the order they were added, one message each:
+ *     FASTTRACK_A_IFNAME    string   the name or pattern
+ *     FASTTRACK_A_FAMILIES  u32
+ *
  * FASTTRACK_CMD_DEV_GET
  *   Get one device (doit, named as above) or dump all enabled devices.
  *   Reply, one message per device:
@@ -176,6 +203,9 @@ enum fasttrack_cmd {
 	FASTTRACK_CMD_FLUSH,
 	FASTTRACK_CMD_FLOW_NEW,
 	FASTTRACK_CMD_FLOW_DEL,
+	FASTTRACK_CMD_RULE_ADD,
+	FASTTRACK_CMD_RULE_DEL,
+	FASTTRACK_CMD_RULE_GET,
 
 	__FASTTRACK_CMD_MAX
 };
@@ -264,6 +294,9 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_NOLEARN_NO_NEIGH, /* next hop not resolved */
 	FASTTRACK_A_STAT_NOLEARN_RACED,	/* state changed while it was routed */
 	FASTTRACK_A_STAT_ROUTE_REVALIDATED, /* kept: route looked up again */
+	FASTTRACK_A_STAT_RULE_SKIPPED,	/* a device a pattern matched that
+					 * cannot be offloaded
+					 */
 
 	__FASTTRACK_A_STAT_LAST
 };
