@@ -34,7 +34,7 @@
 #define BATCH_MAX_ARGS	64
 
 struct kept {
-	uint32_t ifindex;	/* 0: unknown, match by name */
+	uint32_t ifindex;	/* 0: unknown */
 	char ifname[IFNAMSIZ];
 	uint32_t families;
 };
@@ -106,8 +106,9 @@ static uint32_t kept_families(const struct ft_batch *b, const struct ft_dev *d)
 	for (i = 0; i < b->n; i++) {
 		const struct kept *k = &b->kept[i];
 
-		if (k->ifindex ? k->ifindex == d->ifindex :
-				 !strcmp(k->ifname, d->ifname))
+		/* By index, which a rename keeps, or by name. */
+		if ((k->ifindex && k->ifindex == d->ifindex) ||
+		    !strcmp(k->ifname, d->ifname))
 			fams |= k->families;
 	}
 	return fams;

@@ -115,6 +115,7 @@ static void print_config(const struct ftctl *ft, const struct config *cfg)
 	if (ft->json) {
 		json_init(&j, stdout, ft->tty);
 		json_obj_open(&j, NULL);
+		json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
 	}
 	for (i = 0; i < NSETTINGS; i++)
 		if ((int)strlen(settings[i].key) > width)

@@ -231,6 +231,7 @@ static void print_json(const struct ftctl *ft, const struct stats_reply *r,
 
 	json_init(&j, stdout, ft->tty);
 	json_obj_open(&j, NULL);
+	json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
 	json_stats(&j, &r->total);
 	if (per_cpu) {
 		json_arr_open(&j, "per_cpu");
