@@ -554,16 +554,26 @@ fasttrack module $ver" -V
 	mexpect 0 "mock: attr 4=2" flows addr 2001:db8:2::2
 fi
 
-# Bash completion of the commands and their keywords.
+# Bash completion of the commands and their keywords. An ftctl in PATH
+# that has vlan22 and vlan2222 enabled, for the devices "disable" offers.
 comp=$(dirname "$0")/completion/ftctl
+fakebin=$(mktemp -d)
+printf '#!/bin/sh\nprintf "vlan22\\t5\\nvlan2222\\t6\\n"\n' >"$fakebin/ftctl"
+chmod +x "$fakebin/ftctl"
 if command -v bash >/dev/null; then
-	for c in "ftctl fl|flows flush" "ftctl flows |dump dev ipv4 ipv6" \
-		"ftctl flows dump ipv4 |dev ipv6" "ftctl flush |dev ipv4 ipv6" \
+	for c in "ftctl fl|flows flush" "ftctl flows |dump dev ipv4 ipv6 src dst addr sport dport port proto" \
+		"ftctl flows dump ipv4 |dev ipv6 src dst addr sport dport port proto" "ftctl flush |dev ipv4 ipv6" \
 		"ftctl show dump dev lo |" "ftctl stats -|-s --per-cpu --help" \
-		"ftctl -j mon|monitor"; do
+		"ftctl -j mon|monitor" "ftctl enable lo ipv4 |ipv6" "ftctl enable lo ipv6 ipv4 |" \
+		"ftctl disable |all vlan22 vlan2222" "ftctl disable -f |all vlan22 vlan2222" \
+		"ftctl disable vlan22 ipv6 |ipv4" "ftctl disable -|-f --force --help" \
+		"ftctl top vlan22 |vlan2222" "ftctl show -r 2 |vlan22 vlan2222" \
+		"ftctl flows proto |tcp udp" "ftctl flows dev |vlan22 vlan2222" \
+		"ftctl flush dev vlan22 |ipv4 ipv6" "ftctl sa|save" "ftctl -b /nonexistent/|" \
+		"ftctl flows port 53 proto tcp |dump dev ipv4 ipv6 src dst addr sport dport"; do
 		n=$((n + 1))
 		words=${c%%|*} want=${c#*|}
-		got=$(bash -c '. "$1"; read -ra COMP_WORDS <<<"$2"; [[ $2 == *" " ]] && COMP_WORDS+=("");
+		got=$(PATH="$fakebin:$PATH" bash -c '. "$1"; read -ra COMP_WORDS <<<"$2"; [[ $2 == *" " ]] && COMP_WORDS+=("");
 			COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _ftctl; echo "${COMPREPLY[*]}"' _ "$comp" "$words")
 		if [ "$got" = "$want" ]; then
 			echo "ok $n - completion: '$words'"
@@ -573,6 +583,8 @@ if command -v bash >/dev/null; then
 		fi
 	done
 fi
+
+rm -rf "$fakebin"
 
 echo "1..$n"
 [ "$failed" -eq 0 ] || echo "# $failed of $n failed"
