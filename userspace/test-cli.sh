@@ -584,6 +584,28 @@ if command -v bash >/dev/null; then
 	done
 fi
 
+# zsh completion: _ftctl_command with zsh's completion builtins stubbed to
+# print what they are offered.
+zcomp=$(dirname "$0")/completion/_ftctl
+if command -v zsh >/dev/null; then
+	for c in "disable vlan22 ipv4 |[ipv6]" "disable |[compadd all] [vlan22 vlan2222]" \
+		"enable lo ipv6 |[ipv4]" "flows proto |[compadd tcp udp]" \
+		"flows port 53 dump |[dev ipv4 ipv6 src dst addr sport dport proto]" \
+		"top vlan22 |[vlan22 vlan2222]" "set max-flows 1 |[tcp-timeout udp-timeout skip-mark skip-mask]"; do
+		n=$((n + 1))
+		words=${c%%|*} want=${c#*|}
+		got=$(PATH="$fakebin:$PATH" zsh -c 'compadd() { print -rn -- "[compadd ${@:#-*}] "; }
+			_describe() { print -rn -- "[${(P)4}] "; }; _message() { :; }
+			source <(sed "\$d" "$1"); words=(${=2} ""); CURRENT=${#words}
+			_ftctl_command' _ "$zcomp" "$words")
+		if [ "${got% }" = "$want" ]; then
+			echo "ok $n - zsh completion: '$words'"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - zsh completion: '$words': got '$got', want '$want'"
+		fi
+	done
+fi
 rm -rf "$fakebin"
 
 echo "1..$n"
