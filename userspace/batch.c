@@ -69,7 +69,7 @@ bool ft_batch_disable_all(struct ftctl *ft, uint32_t families)
 	if (!b)
 		return false;
 	b->replace = true;
-	b->replace_families |= families ? families : __FASTTRACK_F_ALL;
+	b->replace_families |= families;
 	b->replace_line = b->line;
 	b->n = 0;
 	return true;
@@ -98,8 +98,9 @@ void ft_batch_enabled(struct ftctl *ft, const char *dev, uint32_t families)
 }
 
 /* The families the batch enabled after its "disable all" on @d. */
-static uint32_t kept_families(const struct ft_batch *b, const struct ft_dev *d)
+static uint32_t kept_families(const struct ft_dev *d, void *data)
 {
+	const struct ft_batch *b = data;
 	uint32_t fams = 0;
 	size_t i;
 
@@ -117,36 +118,8 @@ static uint32_t kept_families(const struct ft_batch *b, const struct ft_dev *d)
 /* The end of a batch with "disable all": disable what it did not keep. */
 static int reconcile(struct ftctl *ft, struct ft_batch *b)
 {
-	struct dev_list list = { 0 };
-	size_t i;
-	int ret;
-
 	ft_where(b->name, b->replace_line);
-	ret = ft_dev_list(ft, &list);
-	if (ret) {
-		ret = ft_request_error(ft, ret, NULL, NULL);
-		goto out;
-	}
-	for (i = 0; i < list.n; i++) {
-		const struct ft_dev *d = &list.devs[i];
-		uint32_t drop = ft_dev_families(d) & b->replace_families &
-				~kept_families(b, d);
-
-		if (!drop)
-			continue;
-		ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, d->ifname,
-				     drop);
-		/* Gone meanwhile: disabled as well. */
-		if (ret && !(ft->nl.kernel_err &&
-			     (ret == -ENOENT || ret == -ENODEV))) {
-			ret = ft_request_error(ft, ret, d->ifname, NULL);
-			goto out;
-		}
-	}
-	ret = FT_OK;
-out:
-	free(list.devs);
-	return ret;
+	return ft_disable_all(ft, b->replace_families, kept_families, b);
 }
 
 static int add_line(struct file *f, unsigned int number, char *text)

@@ -135,33 +135,53 @@ int cmd_enable(struct ftctl *ft, int argc, char **argv)
 	return FT_OK;
 }
 
-/* The devices to disable, from a dump: all of them, for "disable all". */
-static int disable_all(struct ftctl *ft, uint32_t families)
+int ft_each_dev(struct ftctl *ft,
+		int (*fn)(struct ftctl *ft, const struct ft_dev *d, void *data),
+		void *data)
 {
 	struct dev_list list = { 0 };
 	size_t i;
 	int ret;
 
 	ret = ft_dev_list(ft, &list);
-	if (ret) {
+	if (ret)
 		ret = ft_request_error(ft, ret, NULL, NULL);
-		goto out;
-	}
-	for (i = 0; i < list.n; i++) {
-		const struct ft_dev *d = &list.devs[i];
-
-		ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, d->ifname,
-				     families);
-		/* A device that went away meanwhile is disabled too. */
-		if (ret && !not_enabled(ft, ret)) {
-			ret = ft_request_error(ft, ret, d->ifname, NULL);
-			goto out;
-		}
-	}
-	ret = FT_OK;
-out:
+	for (i = 0; !ret && i < list.n; i++)
+		ret = fn(ft, &list.devs[i], data);
 	free(list.devs);
 	return ret;
+}
+
+struct disable_all {
+	uint32_t families;
+	uint32_t (*keep)(const struct ft_dev *d, void *data);
+	void *data;
+};
+
+static int disable_one(struct ftctl *ft, const struct ft_dev *d, void *data)
+{
+	const struct disable_all *da = data;
+	uint32_t drop = ft_dev_families(d) & da->families;
+	int ret;
+
+	if (da->keep)
+		drop &= ~da->keep(d, da->data);
+	if (!drop)
+		return FT_OK;
+	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, d->ifname, drop);
+	/* A device that went away meanwhile is disabled too. */
+	if (ret && !not_enabled(ft, ret))
+		return ft_request_error(ft, ret, d->ifname, NULL);
+	return FT_OK;
+}
+
+int ft_disable_all(struct ftctl *ft, uint32_t families,
+		   uint32_t (*keep)(const struct ft_dev *d, void *data),
+		   void *data)
+{
+	struct disable_all da = { families, keep, data };
+
+	return ft_each_dev(ft, disable_one, &da);
 }
 
 int cmd_disable(struct ftctl *ft, int argc, char **argv)
@@ -180,9 +200,11 @@ int cmd_disable(struct ftctl *ft, int argc, char **argv)
 		return ret;
 	if (a.all) {
 		/* In a batch, what the rest of the batch enables stays. */
+		if (!a.families)
+			a.families = __FASTTRACK_F_ALL;
 		if (ft_batch_disable_all(ft, a.families))
 			return FT_OK;
-		return disable_all(ft, a.families);
+		return ft_disable_all(ft, a.families, NULL, NULL);
 	}
 
 	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, a.dev, a.families);
@@ -325,35 +347,26 @@ int ft_dev_get(struct ftctl *ft, const char *dev, struct dev_list *list)
  * "enable DEV [FAMILY]" for each enabled device, the form "ftctl -b"
  * reads back. A device with both families is "enable DEV".
  */
+static int save_enable(struct ftctl *ft, const struct ft_dev *d, void *data)
+{
+	uint32_t fams = ft_dev_families(d);
+	unsigned int f;
+
+	(void)ft;
+	(void)data;
+	if (fams == __FASTTRACK_F_ALL) {
+		printf("enable %s\n", d->ifname);
+		return FT_OK;
+	}
+	for (f = 0; f < FT_NFAMILIES; f++)
+		if (fams & ft_families[f].flag)
+			printf("enable %s %s\n", d->ifname, ft_families[f].name);
+	return FT_OK;
+}
+
 int ft_save_enables(struct ftctl *ft)
 {
-	struct dev_list list = { 0 };
-	unsigned int f;
-	size_t i;
-	int ret;
-
-	ret = ft_dev_list(ft, &list);
-	if (ret) {
-		ret = ft_request_error(ft, ret, NULL, NULL);
-		goto out;
-	}
-	for (i = 0; i < list.n; i++) {
-		const struct ft_dev *d = &list.devs[i];
-		uint32_t fams = ft_dev_families(d);
-
-		if (fams == __FASTTRACK_F_ALL) {
-			printf("enable %s\n", d->ifname);
-			continue;
-		}
-		for (f = 0; f < FT_NFAMILIES; f++)
-			if (fams & ft_families[f].flag)
-				printf("enable %s %s\n", d->ifname,
-				       ft_families[f].name);
-	}
-	ret = FT_OK;
-out:
-	free(list.devs);
-	return ret;
+	return ft_each_dev(ft, save_enable, NULL);
 }
 
 uint32_t ft_dev_families(const struct ft_dev *d)

@@ -47,6 +47,23 @@ uint32_t ft_dev_families(const struct ft_dev *d);
 int ft_dev_request(struct ftctl *ft, uint8_t cmd, const char *dev,
 		   uint32_t families);
 
+/*
+ * Run @fn on every enabled device, in ifindex order, until it returns an
+ * error. Returns FT_OK or the error (said).
+ */
+int ft_each_dev(struct ftctl *ft,
+		int (*fn)(struct ftctl *ft, const struct ft_dev *d, void *data),
+		void *data);
+
+/*
+ * Disable @families of every enabled device, but for the families
+ * @keep(d, @data) returns (@keep may be NULL). A device that went away
+ * meanwhile counts as disabled. Returns FT_OK or FT_ERR (said).
+ */
+int ft_disable_all(struct ftctl *ft, uint32_t families,
+		   uint32_t (*keep)(const struct ft_dev *d, void *data),
+		   void *data);
+
 /* The "enable" lines of "ftctl save". Returns FT_OK or FT_ERR. */
 int ft_save_enables(struct ftctl *ft);
 

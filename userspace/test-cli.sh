@@ -462,41 +462,33 @@ disable all
 enable eth0
 enable vlan"22\ ipv4
 enable ifb1 ipv6' save
-	# A batch's "disable all" disables, at the end, what it did not enable:
-	# the requests, as "COMMAND DEV FAMILIES" ("-": none sent).
+	# A batch's "disable all" disables, at the end, what it did not enable.
+	# requests DESC WANT [STDIN] ARGS...: the enable and disable requests
+	# "ftctl ARGS" makes, as "COMMAND DEV FAMILIES" ("-": none sent).
 	requests() {
-		awk 'BEGIN { f = "-" } /^mock: IFNAME=/ { dev = substr($2, 8) } /^mock: attr 4=/ { f = substr($3, 3) }
-		     /^mock: DEV_(EN|DIS)ABLE/ { printf "%s%s %s %s", sep, $2, dev, f; sep = ", "; f = "-" }'
+		desc=$1 want=$2 in=$3
+		shift 3
+		n=$((n + 1))
+		got=$(printf "$in" | LD_PRELOAD=$MOCK "$FTCTL" "$@" 2>&1 >/dev/null |
+			awk 'BEGIN { f = "-" } /^mock: IFNAME=/ { dev = substr($2, 8) }
+			     /^mock: attr 4=/ { f = substr($3, 3) }
+			     /^mock: DEV_(EN|DIS)ABLE/ { printf "%s%s %s %s", sep, $2, dev, f; sep = ", "; f = "-" }')
+		if [ "$got" = "$want" ]; then
+			echo "ok $n - mock: $desc"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - mock: $desc: got '$got', want '$want'"
+		fi
 	}
-	n=$((n + 1))
-	got=$(printf 'disable all\nenable eth1 ipv6\nenable vlan22\n' |
-		LD_PRELOAD=$MOCK "$FTCTL" -b - 2>&1 >/dev/null | requests)
-	want='DEV_ENABLE eth1 2, DEV_ENABLE vlan22 3, DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2'
-	if [ "$got" = "$want" ]; then
-		echo "ok $n - mock: batch: disable all keeps what the batch enables"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - mock: batch: disable all: got '$got', want '$want'"
-	fi
-	n=$((n + 1))
-	got=$(printf 'disable all ipv6\nenable eth0 ipv6\n' |
-		LD_PRELOAD=$MOCK "$FTCTL" -b - 2>&1 >/dev/null | requests)
-	want='DEV_ENABLE eth0 2, DEV_DISABLE ifb1 2'
-	if [ "$got" = "$want" ]; then
-		echo "ok $n - mock: batch: disable all ipv6 touches IPv6 only"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - mock: batch: disable all ipv6: got '$got', want '$want'"
-	fi
-	n=$((n + 1))
-	got=$(LD_PRELOAD=$MOCK "$FTCTL" disable all 2>&1 >/dev/null | requests)
-	want='DEV_DISABLE eth0 -, DEV_DISABLE vlan"22\ -, DEV_DISABLE ifb1 -'
-	if [ "$got" = "$want" ]; then
-		echo "ok $n - mock: disable all, outside a batch, disables every device"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - mock: disable all: got '$got', want '$want'"
-	fi
+	requests "batch: disable all keeps what the batch enables" \
+		'DEV_ENABLE eth1 2, DEV_ENABLE vlan22 3, DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2' \
+		'disable all\nenable eth1 ipv6\nenable vlan22\n' -b -
+	requests "batch: disable all ipv6 touches IPv6 only" \
+		'DEV_ENABLE eth0 2, DEV_DISABLE ifb1 2' 'disable all ipv6\nenable eth0 ipv6\n' -b -
+	requests "batch: an error (lo is refused): no disable at the end" \
+		'DEV_ENABLE eth1 2, DEV_ENABLE lo 3' 'disable all\nenable eth1 ipv6\nenable lo\n' -b -
+	requests "disable all, outside a batch, disables every device" \
+		'DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2' '' disable all
 	mexpect 1 "ftctl: eth1: fasttrack is not enabled on this device" disable eth1
 	n=$((n + 1))
 	if LD_PRELOAD=$MOCK "$FTCTL" disable eth1 2>&1 | grep -q "fasttrack: fasttrack"; then
