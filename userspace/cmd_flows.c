@@ -146,7 +146,10 @@ static int parse_filter(struct ftctl *ft, int argc, char **argv,
 	int i, ret;
 
 	memset(flt, 0, sizeof(*flt));
-	flt->sport = flt->dport = flt->port = flt->proto = -1;
+	flt->sport = -1;
+	flt->dport = -1;
+	flt->port = -1;
+	flt->proto = -1;
 	for (i = 1; i < argc; i++) {
 		uint32_t flag;
 

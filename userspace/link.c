@@ -15,6 +15,8 @@
 
 /* A link message with IFLA_STATS64 and the rest fits in far less. */
 #define LINK_BUF_SIZE	65536
+/* IFLA_STATS64 up to rx_bytes, the fields read. */
+#define RX_STATS_LEN	(offsetof(struct rtnl_link_stats64, rx_bytes) + 8)
 
 int ft_link_open(struct ft_link *l)
 {
@@ -45,21 +47,20 @@ void ft_link_close(struct ft_link *l)
 
 static int link_attr_cb(const struct nlattr *attr, void *data)
 {
+	size_t len = mnl_attr_get_payload_len(attr);
 	struct rtnl_link_stats64 s64;
 	struct ft_link_stats *st = data;
 
 	if (mnl_attr_get_type(attr) != IFLA_STATS64)
 		return MNL_CB_OK;
 	/* Newer kernels append fields: the first ones are all we read. */
-	if (mnl_attr_get_payload_len(attr) < offsetof(struct rtnl_link_stats64,
-						       tx_bytes) + 8) {
+	if (len < RX_STATS_LEN) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
 	memset(&s64, 0, sizeof(s64));
 	memcpy(&s64, mnl_attr_get_payload(attr),
-	       mnl_attr_get_payload_len(attr) < sizeof(s64) ?
-	       mnl_attr_get_payload_len(attr) : sizeof(s64));
+	       len < sizeof(s64) ? len : sizeof(s64));
 	st->rx_packets = s64.rx_packets;
 	st->rx_bytes = s64.rx_bytes;
 	return MNL_CB_STOP;
