@@ -164,7 +164,12 @@ static void usage(FILE *f)
 
 		snprintf(synopsis, sizeof(synopsis), "%s %s",
 			 commands[i].name, commands[i].args);
-		fprintf(f, "  %-40s %s\n", synopsis, commands[i].help);
+		/* A long synopsis gets a line of its own. */
+		if (strlen(synopsis) > 40)
+			fprintf(f, "  %s\n%43s", synopsis, "");
+		else
+			fprintf(f, "  %-40s ", synopsis);
+		fprintf(f, "%s\n", commands[i].help);
 	}
 	fprintf(f,
 		"\n"
