@@ -49,10 +49,11 @@ batch_fails() {
 }
 
 fp_setup_stick
-must ftc disable all
+C=$ROUTER_CLIENT_DEV S=$ROUTER_SERVER_DEV
+must ftc disable "$C"
+must ftc disable "$S"
 must ftc set udp-timeout 600
 ftc_long_udp_ct
-C=$ROUTER_CLIENT_DEV S=$ROUTER_SERVER_DEV
 
 # ------------------------------------------------------------ good file --
 
