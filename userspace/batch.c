@@ -47,6 +47,7 @@ struct ft_batch {
 	unsigned int replace_line;
 	struct kept *kept;	/* enabled after the last "disable all" */
 	size_t n, cap;
+	bool lost;		/* one could not be kept: disable nothing */
 };
 
 struct line {
@@ -72,6 +73,7 @@ bool ft_batch_disable_all(struct ftctl *ft, uint32_t families)
 	b->replace_families |= families;
 	b->replace_line = b->line;
 	b->n = 0;
+	b->lost = false;
 	return true;
 }
 
@@ -86,8 +88,10 @@ void ft_batch_enabled(struct ftctl *ft, const char *dev, uint32_t families)
 		size_t cap = b->cap ? b->cap * 2 : 16;
 
 		k = realloc(b->kept, cap * sizeof(*k));
-		if (!k)
-			return;	/* then that device is disabled: said below */
+		if (!k) {
+			b->lost = true;
+			return;
+		}
 		b->kept = k;
 		b->cap = cap;
 	}
@@ -119,6 +123,10 @@ static uint32_t kept_families(const struct ft_dev *d, void *data)
 static int reconcile(struct ftctl *ft, struct ft_batch *b)
 {
 	ft_where(b->name, b->replace_line);
+	if (b->lost) {
+		ft_err("out of memory: disabled nothing of what the batch did not enable");
+		return FT_ERR;
+	}
 	return ft_disable_all(ft, b->replace_families, kept_families, b);
 }
 
