@@ -12,6 +12,7 @@
 #include <string.h>
 #include <linux/fasttrack.h>
 
+#include "dev.h"
 #include "ftctl.h"
 #include "json.h"
 #include "parse.h"
@@ -115,6 +116,7 @@ static void print_config(const struct ftctl *ft, const struct config *cfg)
 	if (ft->json) {
 		json_init(&j, stdout, ft->tty);
 		json_obj_open(&j, NULL);
+		json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
 	}
 	for (i = 0; i < NSETTINGS; i++)
 		if ((int)strlen(settings[i].key) > width)
@@ -140,6 +142,58 @@ static void print_config(const struct ftctl *ft, const struct config *cfg)
 		json_obj_close(&j);
 		json_end(&j);
 	}
+}
+
+/*
+ * "set KEY VALUE", a line per setting, in the form parse_settings()
+ * takes back: the skip mark with its mask, so that "skip-mark 0x0/0x0"
+ * restores a mask of 0.
+ */
+int ft_save_settings(struct ftctl *ft)
+{
+	struct config cfg = { 0 };
+	struct nlmsghdr *nlh;
+	char buf[16];
+	unsigned int i;
+	int ret;
+
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_CONFIG_GET, 0);
+	ret = nl_request(&ft->nl, nlh, config_cb, &cfg);
+	if (ret)
+		return ft_request_error(ft, ret, NULL, NULL);
+
+	for (i = 0; i < NSETTINGS; i++) {
+		if (!cfg.have[i] || i == SKIP_MASK)
+			continue;
+		format_value(&settings[i], cfg.val[i], buf, sizeof(buf));
+		printf("set %s %s", settings[i].key, buf);
+		if (i == SKIP_MARK && cfg.have[SKIP_MASK])
+			printf("/0x%" PRIx32, cfg.val[SKIP_MASK]);
+		putchar('\n');
+	}
+	return FT_OK;
+}
+
+int cmd_save(struct ftctl *ft, int argc, char **argv)
+{
+	int ret;
+
+	if (argc > 1)
+		return ft_usage(ft, "unexpected argument '%s'", argv[1]);
+	if (ft->json)
+		return ft_usage(ft, "save prints commands for ftctl -b; it has no JSON form");
+
+	ret = ft_connect(ft);
+	if (ret)
+		return ret;
+
+	printf("# fasttrack state, from \"ftctl save\"; apply with \"ftctl -b FILE\".\n");
+	ret = ft_save_settings(ft);
+	if (ret)
+		return ret;
+	/* What is not enabled below is disabled: the state is exactly this. */
+	printf("disable all\n");
+	return ft_save_enables(ft);
 }
 
 int cmd_get(struct ftctl *ft, int argc, char **argv)

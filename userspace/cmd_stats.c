@@ -22,13 +22,7 @@
 #include "ftctl.h"
 #include "json.h"
 #include "print.h"
-
-struct stat_desc {
-	uint16_t attr;		/* FASTTRACK_A_STAT_* */
-	const char *json;	/* JSON member name */
-	const char *label;	/* human label */
-	const char *column;	/* per-CPU table heading, if not the label */
-};
+#include "stats.h"
 
 struct stat_group {
 	const char *json;	/* JSON object, or NULL: top level */
@@ -58,7 +52,7 @@ static const struct stat_desc forwarded_stats[] = {
 	{ 0, NULL, NULL, NULL }
 };
 
-static const struct stat_desc punted_stats[] = {
+const struct stat_desc ft_punted_stats[] = {
 	{ FASTTRACK_A_STAT_PUNT_NO_ENTRY,	"no_entry",	"no-entry", NULL },
 	{ FASTTRACK_A_STAT_PUNT_FRAGMENT,	"fragment",	"fragment", NULL },
 	{ FASTTRACK_A_STAT_PUNT_OPTIONS,	"options",	"options", NULL },
@@ -91,14 +85,9 @@ static const struct stat_desc not_learned_stats[] = {
 static const struct stat_group stat_groups[] = {
 	{ NULL,		"flows",	flow_stats },
 	{ "forwarded",	"forwarded",	forwarded_stats },
-	{ "punted",	"punted",	punted_stats },
+	{ "punted",	"punted",	ft_punted_stats },
 	{ "not_learned", "not-learned",	not_learned_stats },
 	{ NULL, NULL, NULL }
-};
-
-struct stats {
-	uint64_t val[FASTTRACK_A_STAT_MAX + 1];
-	bool have[FASTTRACK_A_STAT_MAX + 1];
 };
 
 struct cpu_stats {
@@ -239,6 +228,19 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+int ft_stats_read(struct ftctl *ft, struct stats *st)
+{
+	struct stats_reply r = { 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_STATS_GET, 0);
+	ret = nl_request(&ft->nl, nlh, stats_cb, &r);
+	*st = r.total;
+	free(r.cpus);
+	return ret;
+}
+
 static bool group_present(const struct stat_group *g, const struct stats *st)
 {
 	const struct stat_desc *s;
@@ -279,6 +281,7 @@ static void print_json(const struct ftctl *ft, const struct stats_reply *r,
 
 	json_init(&j, stdout, ft->tty);
 	json_obj_open(&j, NULL);
+	json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
 	json_stats(&j, &r->total);
 	if (per_cpu) {
 		json_arr_open(&j, "per_cpu");

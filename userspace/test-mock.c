@@ -19,6 +19,11 @@
  *                      the canned ones, a datagram at a time
  *   FTMOCK_OLD=1       a module from before flows, flush, events and
  *                      per-CPU statistics
+ *   FTMOCK_TICK=1      every device dump and stats read counts more:
+ *                      device counters grow by 1000 packets and 100000
+ *                      bytes per family and dump, punts (no-entry) by 7
+ *   FTMOCK_MODVER=V    /sys/module/fasttrack/version reads V (fopen is
+ *                      taken over for that path; unset: not loaded)
  *   FTMOCK_NO_NOLEARN=1  a module from before the ruleset-changed,
  *                      not-forwarding, port and not-learned counters: its
  *                      last counter is FASTTRACK_A_STAT_FLUSHED
@@ -63,6 +68,7 @@ static int mock_fd = -1;
 static int mock_peer = -1;
 static int intr_left = -1;
 static bool events_on;
+static uint64_t dev_dumps, stats_reads;	/* FTMOCK_TICK */
 static unsigned int next_event;
 
 /* The flow dump being generated, a datagram per read. */
@@ -233,9 +239,11 @@ static void put_dev(const struct nlmsghdr *req, uint16_t flags,
 		nest = mnl_attr_nest_start(nlh, fam_attr[i]);
 		mnl_attr_put_u8(nlh, FASTTRACK_A_DEVFAM_ENABLED,
 				!!(d->families & (1U << i)));
-		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_PACKETS, d->pkts[i],
+		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_PACKETS,
+			       d->pkts[i] + dev_dumps * 1000,
 			       FASTTRACK_A_DEVFAM_PAD);
-		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_BYTES, d->bytes[i],
+		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_BYTES,
+			       d->bytes[i] + dev_dumps * 100000,
 			       FASTTRACK_A_DEVFAM_PAD);
 		mnl_attr_put_u16(nlh, FASTTRACK_A_DEVFAM_MAX + 3, 1);
 		mnl_attr_nest_end(nlh, nest);
@@ -325,6 +333,8 @@ static void handle_dev_get(const struct nlmsghdr *req, struct req_attrs *r)
 	if (req->nlmsg_flags & NLM_F_DUMP) {
 		intr = dump_intr();
 		trace("DEV_GET dump%s", intr ? " (interrupted)" : "");
+		if (env("FTMOCK_TICK"))
+			dev_dumps++;
 		if (env("FTMOCK_EMPTY")) {
 			new_reply();
 			put_done(req, intr);
@@ -350,7 +360,7 @@ static void handle_dev_get(const struct nlmsghdr *req, struct req_attrs *r)
 			return;
 		}
 	}
-	put_ack(req, -ENOENT, "fasttrack is not enabled on this device",
+	put_ack(req, -ENOENT, "fasttrack: fasttrack is not enabled on this device",
 		r->tb[FASTTRACK_A_IFNAME]);
 }
 
@@ -365,10 +375,13 @@ static void handle_dev_change(const struct nlmsghdr *req, uint8_t cmd,
 	if (env("FTMOCK_EPERM"))
 		put_ack(req, -EPERM, NULL, NULL);
 	else if (!strcmp(name, "lo"))
-		put_ack(req, -EOPNOTSUPP, "device is not Ethernet-like",
+		put_ack(req, -EOPNOTSUPP, "fasttrack: device is not Ethernet-like",
 			r->tb[FASTTRACK_A_IFNAME]);
 	else if (!strcmp(name, "ifb1"))
 		put_ack(req, -ENODEV, "no such device", NULL);
+	else if (cmd == FASTTRACK_CMD_DEV_DISABLE && !strcmp(name, "eth1"))
+		put_ack(req, -ENOENT, "fasttrack: fasttrack is not enabled on this device",
+			r->tb[FASTTRACK_A_IFNAME]);
 	else
 		put_ack(req, 0, NULL, NULL);
 }
@@ -441,6 +454,8 @@ static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
 		return;
 	}
 	trace("STATS_GET");
+	if (env("FTMOCK_TICK"))
+		stats_reads++;
 	new_reply();
 	if (r->tb[FASTTRACK_A_STATS_PERCPU] && env("FTMOCK_OLD")) {
 		put_ack(req, -EINVAL, "Unknown attribute type",
@@ -453,7 +468,8 @@ static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
 		if (t == FASTTRACK_A_STAT_CPU)
 			continue;
 		put_u64_padded(nlh, t, t == FASTTRACK_A_STAT_FORWARDED_BYTES ?
-			       18446744073709551615ULL : (uint64_t)t * 1000,
+			       18446744073709551615ULL : (uint64_t)t * 1000 +
+			       (t == FASTTRACK_A_STAT_PUNT_NO_ENTRY ? stats_reads * 7 : 0),
 			       FASTTRACK_A_STAT_PAD);
 	}
 	put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99, FASTTRACK_A_STAT_PAD);
@@ -647,7 +663,7 @@ static void handle_flow_get(const struct nlmsghdr *req, struct req_attrs *r)
 
 		dump.iif = mock_ifindex(name);
 		if (!dump.iif) {
-			put_ack(req, -ENOENT, "fasttrack is not enabled on this device",
+			put_ack(req, -ENOENT, "fasttrack: fasttrack is not enabled on this device",
 				r->tb[FASTTRACK_A_IFNAME]);
 			return;
 		}
@@ -1002,4 +1018,24 @@ unsigned int if_nametoindex(const char *name)
 		real = (unsigned int (*)(const char *))dlsym(RTLD_NEXT,
 							     "if_nametoindex");
 	return real(name);
+}
+
+/* The module's version in sysfs: FTMOCK_MODVER, or not loaded. */
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real)(const char *, const char *);
+	static char ver[64];
+	const char *v = getenv("FTMOCK_MODVER");
+
+	if (!strcmp(path, "/sys/module/fasttrack/version")) {
+		if (!v) {
+			errno = ENOENT;
+			return NULL;
+		}
+		snprintf(ver, sizeof(ver), "%s\n", v);
+		return fmemopen(ver, strlen(ver), "r");
+	}
+	if (!real)
+		real = (FILE *(*)(const char *, const char *))dlsym(RTLD_NEXT, "fopen");
+	return real(path, mode);
 }
