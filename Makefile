@@ -37,6 +37,7 @@ help:
 	@echo "make fuzz            libFuzzer on the packet parser (FUZZ_SECONDS=600)"
 	@echo "make fuzz-short      the same for 60 seconds"
 	@echo "make style           checkpatch --strict on the kernel code"
+	@echo "make spec-check      the YNL spec against the uapi header and the policies"
 	@echo "make sparse          W=1 + sparse build against KDIR"
 	@echo "make install         install the module (depmod) and ftctl"
 	@echo "make dkms-install    register, build and install with DKMS"
@@ -60,9 +61,9 @@ ftctl:
 	$(MAKE) -C userspace VERSION=$(VERSION)
 
 # The host-side tests first (ftctl's unit tests, a short fuzz of the
-# parser), unless one VM test was picked with T=.
+# parser, the YNL spec check), unless one VM test was picked with T=.
 check:
-	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short)
+	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check)
 	bash selftests/vm/check.sh --kernels "$(KERNELS)" $(if $(T),--test "$(T)")
 	$(if $(T),,$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm))
 
@@ -99,6 +100,11 @@ vm-shell:
 
 style:
 	bash selftests/vm/checkpatch.sh
+
+# The YNL spec, the uapi header and the policies agree (selftests/ynl/).
+.PHONY: spec-check
+spec-check:
+	bash selftests/ynl/check-spec.sh
 
 install: install-module install-ftctl
 

@@ -31,7 +31,8 @@ struct ft_dev *ft_dev_find(struct ft_net *fn, const struct net_device *dev)
 	return xa_load(&fn->dev_index, dev->ifindex);
 }
 
-static bool ft_dev_is_ethernet(const struct net_device *dev)
+/* Ethernet-like: what the fast path can rewrite and send. */
+bool ft_dev_can_offload(const struct net_device *dev)
 {
 	return dev->type == ARPHRD_ETHER && dev->addr_len == ETH_ALEN &&
 	       !(dev->flags & IFF_LOOPBACK);
@@ -152,7 +153,7 @@ static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd, bool flush)
 	if (flush) {
 		/* A learn hook that still saw the device is done after this. */
 		synchronize_net();
-		ft_table_kill_dev(fn, fd->dev, __FASTTRACK_F_ALL);
+		ft_table_kill_dev(fn, fd->dev, FT_FAMILIES_ALL);
 	}
 	ft_net_deactivate(fn);
 	ft_dev_put(fd);
@@ -165,7 +166,7 @@ int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
 	struct ft_dev *fd;
 
 	ASSERT_RTNL();
-	if (!ft_dev_is_ethernet(dev)) {
+	if (!ft_dev_can_offload(dev)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "device is not Ethernet-like; fasttrack forwards Ethernet and VLAN devices only");
 		return -EOPNOTSUPP;
@@ -219,6 +220,11 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	ASSERT_RTNL();
 	switch (event) {
+	case NETDEV_REGISTER:
+	case NETDEV_CHANGENAME:
+		/* Registered, moved in or renamed: enabled if a rule says so. */
+		ft_dev_rules_event(fn, dev);
+		break;
 	case NETDEV_UNREGISTER:
 		fd = ft_dev_find(fn, dev);
 		if (fd)

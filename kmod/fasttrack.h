@@ -37,6 +37,9 @@
 
 #define FT_LEARN_HOOKS	2
 
+/* Every family this module knows, as FASTTRACK_F_* bits. */
+#define FT_FAMILIES_ALL		(FASTTRACK_F_IPV4 | FASTTRACK_F_IPV6)
+
 static inline u8 ft_fam_flag(enum ft_fam fam)
 {
 	return fam == FT_FAM_V4 ? FASTTRACK_F_IPV4 : FASTTRACK_F_IPV6;
@@ -78,7 +81,11 @@ enum ft_stat {
 	FT_STAT_NOLEARN_NO_NEIGH,
 	FT_STAT_NOLEARN_RACED,
 	FT_STAT_ROUTE_REVALIDATED,
+	FT_STAT_RULE_SKIPPED,
 	FT_STAT_NUM,
+
+	/* Removal reasons no counter records (the counters go with them): */
+	FT_REASON_NETNS = FT_STAT_NUM,	/* netns exit, module unload */
 };
 
 /*
@@ -283,6 +290,8 @@ struct ft_net {
 	unsigned long gc_next;		/* id the GC goes on from */
 
 	struct list_head devs;		/* RTNL */
+	struct list_head dev_rules;	/* RTNL: dev_rules.c */
+	unsigned int ndev_rules;	/* RTNL */
 	struct xarray dev_index;	/* ifindex -> ft_dev, RCU readers */
 	unsigned int ndevs;		/* RTNL */
 	struct notifier_block netdev_nb;
@@ -416,12 +425,27 @@ struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id);
 
 /* dev.c */
 struct ft_dev *ft_dev_find(struct ft_net *fn, const struct net_device *dev);
+bool ft_dev_can_offload(const struct net_device *dev);
 int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
 		  struct netlink_ext_ack *extack);
 int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families);
 void ft_dev_disable_all(struct ft_net *fn);
 int ft_dev_notifier_init(struct ft_net *fn);
 void ft_dev_notifier_exit(struct ft_net *fn);
+
+/* dev_rules.c */
+#define FT_DEV_RULES_MAX	256
+int ft_dev_rule_add(struct ft_net *fn, const struct nlattr *attr,
+		    u8 families, struct netlink_ext_ack *extack);
+int ft_dev_rule_del(struct ft_net *fn, const struct nlattr *attr,
+		    u8 families, struct netlink_ext_ack *extack);
+void ft_dev_rules_event(struct ft_net *fn, struct net_device *dev);
+int ft_dev_rules_dump(struct ft_net *fn, struct sk_buff *skb,
+		      struct netlink_callback *cb,
+		      int (*fill)(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  const char *pattern, u8 families));
+void ft_dev_rules_flush(struct ft_net *fn);
 
 /* learn.c */
 int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack);

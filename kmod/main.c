@@ -31,6 +31,7 @@ static int __net_init ft_net_init(struct net *net)
 	fn->net = net;
 	fn->cfg = ft_config_default;
 	INIT_LIST_HEAD(&fn->devs);
+	INIT_LIST_HEAD(&fn->dev_rules);
 	xa_init(&fn->dev_index);
 	mutex_init(&fn->lock);
 	ft_gen_init(fn);
@@ -63,6 +64,7 @@ static void __net_exit ft_net_exit(struct net *net)
 	struct ft_net *fn = ft_net(net);
 
 	rtnl_lock();
+	ft_dev_rules_flush(fn);
 	ft_dev_disable_all(fn);
 	rtnl_unlock();
 	ft_dev_notifier_exit(fn);

@@ -1,37 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The generic netlink family; uapi/linux/fasttrack.h documents it. Policies
- * check types and lengths; the handlers check meaning, and every rejection
- * names the attribute and says what to fix.
+ * The generic netlink family; uapi/linux/fasttrack.h documents it and
+ * Documentation/netlink/specs/fasttrack.yaml specifies it. Each command has
+ * its own policy (nl_policy.c), which checks types, ranges, masks and
+ * lengths and rejects what the command does not take; the handlers check
+ * what a policy cannot (a device that exists, marks that agree), and every
+ * rejection names the attribute and says what to fix.
  */
 #include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 
 #include "fasttrack.h"
+#include "nl_policy.h"
 
 static struct genl_family ft_genl_family;
 
 /* Cleared, with a grace period, before the family goes: see ft_genl_exit(). */
 static bool ft_events_on;
-
-static const struct nla_policy ft_policy[FASTTRACK_A_MAX + 1] = {
-	[FASTTRACK_A_IFINDEX]		= { .type = NLA_U32 },
-	[FASTTRACK_A_IFNAME]		= { .type = NLA_NUL_STRING,
-					    .len = IFNAMSIZ - 1 },
-	[FASTTRACK_A_FAMILIES]		= { .type = NLA_U32 },
-	[FASTTRACK_A_DEV_IPV4]		= { .type = NLA_REJECT },
-	[FASTTRACK_A_DEV_IPV6]		= { .type = NLA_REJECT },
-	[FASTTRACK_A_STATS]		= { .type = NLA_REJECT },
-	[FASTTRACK_A_CFG_MAX_FLOWS]	= { .type = NLA_U32 },
-	[FASTTRACK_A_CFG_TCP_TIMEOUT]	= { .type = NLA_U32 },
-	[FASTTRACK_A_CFG_UDP_TIMEOUT]	= { .type = NLA_U32 },
-	[FASTTRACK_A_CFG_SKIP_MARK]	= { .type = NLA_U32 },
-	[FASTTRACK_A_CFG_SKIP_MASK]	= { .type = NLA_U32 },
-	[FASTTRACK_A_STATS_PERCPU]	= { .type = NLA_FLAG },
-	[FASTTRACK_A_STATS_CPU]		= { .type = NLA_REJECT },
-	[FASTTRACK_A_FLOW]		= { .type = NLA_REJECT },
-};
 
 /* Events reveal connections and their NAT mappings, as ctnetlink's do. */
 static const struct genl_multicast_group ft_mcgrps[] = {
@@ -45,7 +31,6 @@ static const struct genl_multicast_group ft_mcgrps[] = {
 	},
 };
 
-/* The device a request names, by index, name or both; RTNL held. */
 /*
  * The device FASTTRACK_A_IFINDEX and/or FASTTRACK_A_IFNAME name, or an
  * ERR_PTR with the reason in @extack. Caller: rcu_read_lock.
@@ -66,9 +51,8 @@ static struct net_device *ft_nl_dev_lookup(struct net *net,
 	if (ifindex) {
 		dev = dev_get_by_index_rcu(net, nla_get_u32(ifindex));
 		if (!dev) {
-			NL_SET_BAD_ATTR(extack, ifindex);
-			NL_SET_ERR_MSG_MOD(extack,
-					   "no device with this index in this network namespace");
+			NL_SET_ERR_MSG_ATTR(extack, ifindex,
+					    "no device with this index in this network namespace");
 			return ERR_PTR(-ENODEV);
 		}
 	}
@@ -77,17 +61,15 @@ static struct net_device *ft_nl_dev_lookup(struct net *net,
 								 nla_data(ifname));
 
 		if (dev && byname != dev) {
-			NL_SET_BAD_ATTR(extack, ifname);
-			NL_SET_ERR_MSG_MOD(extack,
-					   "FASTTRACK_A_IFINDEX and FASTTRACK_A_IFNAME name different devices");
+			NL_SET_ERR_MSG_ATTR(extack, ifname,
+					    "FASTTRACK_A_IFINDEX and FASTTRACK_A_IFNAME name different devices");
 			return ERR_PTR(-EINVAL);
 		}
 		dev = byname;
 	}
 	if (!dev) {
-		NL_SET_BAD_ATTR(extack, ifname);
-		NL_SET_ERR_MSG_MOD(extack,
-				   "no such device in this network namespace");
+		NL_SET_ERR_MSG_ATTR(extack, ifname,
+				    "no such device in this network namespace");
 		return ERR_PTR(-ENODEV);
 	}
 	return dev;
@@ -116,31 +98,32 @@ static struct ft_dev *ft_nl_enabled_dev(struct ft_net *fn,
 		return ERR_CAST(dev);
 	fd = ft_dev_find(fn, dev);
 	if (!fd) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "fasttrack is not enabled on this device");
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[FASTTRACK_A_IFINDEX] ?:
+				    info->attrs[FASTTRACK_A_IFNAME],
+				    "fasttrack is not enabled on this device");
 		return ERR_PTR(-ENOENT);
 	}
 	return fd;
 }
 
-/* FASTTRACK_A_FAMILIES, or both families when it is absent. */
+/*
+ * FASTTRACK_A_FAMILIES, or both families when it is absent. The policy's
+ * mask rejected unknown bits; a mask cannot reject 0.
+ */
 static int ft_nl_families(struct nlattr *attr, struct netlink_ext_ack *extack,
 			  u8 *families)
 {
-	u32 val;
-
 	if (!attr) {
-		*families = __FASTTRACK_F_ALL;
+		*families = FT_FAMILIES_ALL;
 		return 0;
 	}
-	val = nla_get_u32(attr);
-	if (!val || (val & ~__FASTTRACK_F_ALL)) {
-		NL_SET_BAD_ATTR(extack, attr);
-		NL_SET_ERR_MSG_MOD(extack,
-				   "families must be FASTTRACK_F_IPV4, FASTTRACK_F_IPV6 or both");
+	*families = nla_get_u32(attr);
+	if (!*families) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "families must be FASTTRACK_F_IPV4, FASTTRACK_F_IPV6 or both");
 		return -EINVAL;
 	}
-	*families = val;
 	return 0;
 }
 
@@ -192,6 +175,82 @@ static int ft_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 		err = ft_dev_disable(fn, fd, families);
 	rtnl_unlock();
 	return err;
+}
+
+/* The name or pattern of a rule request, or NULL with the reason set. */
+static const struct nlattr *ft_nl_rule_name(struct genl_info *info)
+{
+	const struct nlattr *attr = info->attrs[FASTTRACK_A_IFNAME];
+
+	if (!attr)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "name the device or pattern with FASTTRACK_A_IFNAME");
+	return attr;
+}
+
+static int ft_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	const struct nlattr *name = ft_nl_rule_name(info);
+	u8 families;
+	int err;
+
+	if (!name)
+		return -EINVAL;
+	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
+			     &families);
+	if (err)
+		return err;
+	/* As for an enable: devices it matches later need them running. */
+	err = ft_route_watch_start(fn, info->extack);
+	if (err)
+		return err;
+	err = ft_rules_watch_start(fn, info->extack);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	err = ft_dev_rule_add(fn, name, families, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int ft_nl_rule_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_net *fn = ft_net(genl_info_net(info));
+	const struct nlattr *name = ft_nl_rule_name(info);
+	u8 families;
+	int err;
+
+	if (!name)
+		return -EINVAL;
+	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
+			     &families);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	err = ft_dev_rule_del(fn, name, families, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int ft_nl_fill_rule(struct sk_buff *skb, struct netlink_callback *cb,
+			   const char *pattern, u8 families)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &ft_genl_family, NLM_F_MULTI, FASTTRACK_CMD_RULE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, FASTTRACK_A_IFNAME, pattern) ||
+	    nla_put_u32(skb, FASTTRACK_A_FAMILIES, families)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
 }
 
 static int ft_nl_put_family(struct sk_buff *msg, const struct ft_dev *fd,
@@ -268,13 +327,65 @@ err_free:
 	return err;
 }
 
+/*
+ * A dump request is checked against its own policy in the dump's first
+ * part: a command's doit and dumpit share the policy of its genl_ops on
+ * every kernel, and the dump may take less. @attrs has @maxtype + 1 slots.
+ */
+static int ft_nl_dump_parse(struct netlink_callback *cb,
+			    const struct nla_policy *policy, int maxtype,
+			    struct nlattr **attrs)
+{
+	return genlmsg_parse(cb->nlh, &ft_genl_family, attrs, maxtype, policy,
+			     cb->extack);
+}
+
+/* A dump that takes no attribute; cb->args[1] is set once checked. */
+static int ft_nl_dump_no_attrs(struct netlink_callback *cb)
+{
+	struct nlattr *attrs[FASTTRACK_A_PAD + 1];
+	int err;
+
+	if (cb->args[1])
+		return 0;
+	err = ft_nl_dump_parse(cb, ft_nl_reject_all_policy, FASTTRACK_A_PAD,
+			       attrs);
+	if (!err)
+		cb->args[1] = 1;
+	return err;
+}
+
+/* A full skb ends a part of a dump, which goes on where it stopped. */
+static int ft_nl_dump_ret(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+static int ft_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	int err;
+
+	err = ft_nl_dump_no_attrs(cb);
+	if (err)
+		return err;
+	err = ft_dev_rules_dump(ft_net(sock_net(skb->sk)), skb, cb,
+				ft_nl_fill_rule);
+	return ft_nl_dump_ret(skb, err);
+}
+
 /* cb->args[0]: how many devices earlier parts of the dump sent. */
 static int ft_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ft_net *fn = ft_net(sock_net(skb->sk));
 	long idx = 0, start = cb->args[0];
 	struct ft_dev *fd;
-	int err = 0;
+	int err;
+
+	err = ft_nl_dump_no_attrs(cb);
+	if (err)
+		return err;
 
 	rtnl_lock();
 	list_for_each_entry(fd, &fn->devs, list) {
@@ -289,10 +400,7 @@ static int ft_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	rtnl_unlock();
 	cb->args[0] = idx;
-	/* A full skb ends this part; the dump goes on from idx. */
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
+	return ft_nl_dump_ret(skb, err);
 }
 
 static const u16 ft_stat_attr[FT_STAT_NUM] = {
@@ -330,6 +438,7 @@ static const u16 ft_stat_attr[FT_STAT_NUM] = {
 	[FT_STAT_NOLEARN_NO_NEIGH]	= FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,
 	[FT_STAT_NOLEARN_RACED]		= FASTTRACK_A_STAT_NOLEARN_RACED,
 	[FT_STAT_ROUTE_REVALIDATED]	= FASTTRACK_A_STAT_ROUTE_REVALIDATED,
+	[FT_STAT_RULE_SKIPPED]		= FASTTRACK_A_STAT_RULE_SKIPPED,
 };
 
 static int ft_nl_put_counters(struct sk_buff *msg, const u64 *val)
@@ -425,49 +534,64 @@ static int ft_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 			   ft_nl_put_stats_percpu : ft_nl_put_stats);
 }
 
+/*
+ * One message per possible CPU: FASTTRACK_A_CPU and that CPU's counters.
+ * cb->args[0]: the next CPU to send.
+ */
+static int ft_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ft_net *fn = ft_net(sock_net(skb->sk));
+	u64 val[FT_STAT_NUM];
+	struct nlattr *nest;
+	int cpu, err;
+	void *hdr;
+
+	err = ft_nl_dump_no_attrs(cb);
+	if (err)
+		return err;
+
+	for (cpu = cb->args[0]; cpu < nr_cpu_ids;
+	     cpu = cpumask_next(cpu, cpu_possible_mask)) {
+		if (!cpu_possible(cpu))
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ft_genl_family,
+				  NLM_F_MULTI, FASTTRACK_CMD_STATS_GET);
+		if (!hdr)
+			goto full;
+		ft_stats_read_cpu(fn, cpu, val);
+		if (nla_put_u32(skb, FASTTRACK_A_CPU, cpu))
+			goto cancel;
+		nest = nla_nest_start(skb, FASTTRACK_A_STATS);
+		if (!nest)
+			goto cancel;
+		if (ft_nl_put_counters(skb, val)) {
+			nla_nest_cancel(skb, nest);
+			goto cancel;
+		}
+		nla_nest_end(skb, nest);
+		genlmsg_end(skb, hdr);
+		cb->args[0] = cpu + 1;
+	}
+	return skb->len;
+cancel:
+	genlmsg_cancel(skb, hdr);
+full:
+	return ft_nl_dump_ret(skb, -EMSGSIZE);
+}
+
 static int ft_nl_config_get(struct sk_buff *skb, struct genl_info *info)
 {
 	return ft_nl_reply(info, FASTTRACK_CMD_CONFIG_GET, ft_nl_put_config);
 }
 
-struct ft_cfg_range {
-	u16 attr;
-	u32 min;
-	u32 max;
-	const char *msg;
-};
-
-static const struct ft_cfg_range ft_cfg_ranges[] = {
-	{ FASTTRACK_A_CFG_MAX_FLOWS, 1, FASTTRACK_MAX_FLOWS_LIMIT,
-	  "fasttrack: max-flows must be between 1 and 16777216" },
-	{ FASTTRACK_A_CFG_TCP_TIMEOUT, 1, FASTTRACK_TIMEOUT_LIMIT,
-	  "fasttrack: tcp-timeout must be between 1 and 604800 seconds" },
-	{ FASTTRACK_A_CFG_UDP_TIMEOUT, 1, FASTTRACK_TIMEOUT_LIMIT,
-	  "fasttrack: udp-timeout must be between 1 and 604800 seconds" },
-};
-
+/* The policy checked each value's range; the marks must agree as a pair. */
 static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ft_net *fn = ft_net(genl_info_net(info));
 	struct nlattr **attrs = info->attrs;
 	struct ft_config *cfg = &fn->cfg;
 	u32 mark, mask;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(ft_cfg_ranges); i++) {
-		const struct ft_cfg_range *r = &ft_cfg_ranges[i];
-		u32 val;
-
-		if (!attrs[r->attr])
-			continue;
-		val = nla_get_u32(attrs[r->attr]);
-		if (val < r->min || val > r->max) {
-			NL_SET_BAD_ATTR(info->extack, attrs[r->attr]);
-			/* NL_SET_ERR_MSG() wants a literal; these are. */
-			info->extack->_msg = r->msg;
-			return -ERANGE;
-		}
-	}
 
 	mutex_lock(&fn->lock);
 	mark = attrs[FASTTRACK_A_CFG_SKIP_MARK] ?
@@ -476,10 +600,10 @@ static int ft_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	       nla_get_u32(attrs[FASTTRACK_A_CFG_SKIP_MASK]) : cfg->skip_mask;
 	if (mark & ~mask) {
 		mutex_unlock(&fn->lock);
-		NL_SET_BAD_ATTR(info->extack, attrs[FASTTRACK_A_CFG_SKIP_MARK] ?:
-					      attrs[FASTTRACK_A_CFG_SKIP_MASK]);
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "skip-mark has bits outside skip-mask, so it could never match");
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[FASTTRACK_A_CFG_SKIP_MARK] ?:
+				    attrs[FASTTRACK_A_CFG_SKIP_MASK],
+				    "skip-mark has bits outside skip-mask, so it could never match");
 		return -EINVAL;
 	}
 	if (attrs[FASTTRACK_A_CFG_MAX_FLOWS])
@@ -635,18 +759,18 @@ struct ft_flow_dump {
 };
 
 /*
- * The first part of a dump parses the request's filter. The core already
- * validated it against the policy; parsing here rather than in a .start
- * callback works with the small ops and every kernel's dump info layout.
+ * The first part of a dump parses the request's filter, against the
+ * dump's policy; parsing here rather than in a .start callback works with
+ * every kernel's dump info layout.
  */
 static int ft_nl_flow_dump_begin(struct netlink_callback *cb,
 				 struct ft_flow_dump *d)
 {
-	struct nlattr *attrs[FASTTRACK_A_MAX + 1];
+	struct nlattr *attrs[FASTTRACK_A_FAMILIES + 1];
 	int err;
 
-	err = genlmsg_parse(cb->nlh, &ft_genl_family, attrs, FASTTRACK_A_MAX,
-			    ft_policy, cb->extack);
+	err = ft_nl_dump_parse(cb, fasttrack_flow_get_nl_policy,
+			       FASTTRACK_A_FAMILIES, attrs);
 	if (err)
 		return err;
 	err = ft_nl_filter(sock_net(cb->skb->sk), attrs, cb->extack,
@@ -701,10 +825,7 @@ static int ft_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		d->next_id = id;
 	}
 	rcu_read_unlock();
-
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
+	return ft_nl_dump_ret(skb, err);
 }
 
 static int ft_nl_flush(struct sk_buff *skb, struct genl_info *info)
@@ -720,62 +841,102 @@ static int ft_nl_flush(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static const struct genl_small_ops ft_genl_ops[] = {
+/*
+ * Full ops, for their per-command policy, on every kernel: split ops (6.2)
+ * would let a dump have its own, which ft_nl_dump_parse() does instead.
+ */
+static const struct genl_ops ft_genl_ops[] = {
 	{
-		.cmd	= FASTTRACK_CMD_DEV_ENABLE,
-		.doit	= ft_nl_dev_enable,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.cmd		= FASTTRACK_CMD_DEV_ENABLE,
+		.doit		= ft_nl_dev_enable,
+		.policy		= fasttrack_dev_enable_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
-		.cmd	= FASTTRACK_CMD_DEV_DISABLE,
-		.doit	= ft_nl_dev_disable,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.cmd		= FASTTRACK_CMD_DEV_DISABLE,
+		.doit		= ft_nl_dev_disable,
+		.policy		= fasttrack_dev_disable_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
-		.cmd	= FASTTRACK_CMD_DEV_GET,
-		.doit	= ft_nl_dev_get,
-		.dumpit	= ft_nl_dev_dump,
+		.cmd		= FASTTRACK_CMD_DEV_GET,
+		.doit		= ft_nl_dev_get,
+		.dumpit		= ft_nl_dev_dump,
+		.policy		= fasttrack_dev_get_nl_policy,
+		.maxattr	= FASTTRACK_A_IFNAME,
 	},
 	{
-		.cmd	= FASTTRACK_CMD_STATS_GET,
-		.doit	= ft_nl_stats_get,
+		.cmd		= FASTTRACK_CMD_STATS_GET,
+		.doit		= ft_nl_stats_get,
+		.dumpit		= ft_nl_stats_dump,
+		.policy		= fasttrack_stats_get_nl_policy,
+		.maxattr	= FASTTRACK_A_STATS_PERCPU,
 	},
 	{
-		.cmd	= FASTTRACK_CMD_CONFIG_GET,
-		.doit	= ft_nl_config_get,
+		.cmd		= FASTTRACK_CMD_CONFIG_GET,
+		.doit		= ft_nl_config_get,
+		.policy		= ft_nl_reject_all_policy,
+		.maxattr	= FASTTRACK_A_PAD,
 	},
 	{
-		.cmd	= FASTTRACK_CMD_CONFIG_SET,
-		.doit	= ft_nl_config_set,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.cmd		= FASTTRACK_CMD_CONFIG_SET,
+		.doit		= ft_nl_config_set,
+		.policy		= fasttrack_config_set_nl_policy,
+		.maxattr	= FASTTRACK_A_CFG_SKIP_MASK,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
-		.cmd	= FASTTRACK_CMD_FLOW_GET,
-		.dumpit	= ft_nl_flow_dump,
+		.cmd		= FASTTRACK_CMD_FLOW_GET,
+		.dumpit		= ft_nl_flow_dump,
+		.policy		= fasttrack_flow_get_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
 		/* Reveals connections, as conntrack -L does. */
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
-		.cmd	= FASTTRACK_CMD_FLUSH,
-		.doit	= ft_nl_flush,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.cmd		= FASTTRACK_CMD_FLUSH,
+		.doit		= ft_nl_flush,
+		.policy		= fasttrack_flush_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= FASTTRACK_CMD_RULE_ADD,
+		.doit		= ft_nl_rule_add,
+		.policy		= fasttrack_rule_add_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= FASTTRACK_CMD_RULE_DEL,
+		.doit		= ft_nl_rule_del,
+		.policy		= fasttrack_rule_del_nl_policy,
+		.maxattr	= FASTTRACK_A_FAMILIES,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= FASTTRACK_CMD_RULE_GET,
+		.dumpit		= ft_nl_rule_dump,
+		.policy		= ft_nl_reject_all_policy,
+		.maxattr	= FASTTRACK_A_PAD,
 	},
 };
 
 static struct genl_family ft_genl_family __ro_after_init = {
-	.name		= FASTTRACK_GENL_NAME,
-	.version	= FASTTRACK_GENL_VERSION,
-	.maxattr	= FASTTRACK_A_MAX,
-	.policy		= ft_policy,
+	.name		= FASTTRACK_FAMILY_NAME,
+	.version	= FASTTRACK_FAMILY_VERSION,
 	.netnsok	= true,
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,
-	.small_ops	= ft_genl_ops,
-	.n_small_ops	= ARRAY_SIZE(ft_genl_ops),
+	.ops		= ft_genl_ops,
+	.n_ops		= ARRAY_SIZE(ft_genl_ops),
 	.mcgrps		= ft_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(ft_mcgrps),
 #ifdef FT_HAVE_GENL_RESV_START_OP
-	.resv_start_op	= FASTTRACK_CMD_MAX + 1,
+	/* The reserved header field is 0 in every command. */
+	.resv_start_op	= FASTTRACK_CMD_DEV_ENABLE,
 #endif
 };
 

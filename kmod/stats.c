@@ -58,6 +58,8 @@ u32 ft_stat_reason(enum ft_stat stat)
 		return FASTTRACK_REASON_FLUSH;
 	case FT_STAT_RULESET_CHANGED:
 		return FASTTRACK_REASON_RULESET;
+	case FT_REASON_NETNS:
+		return FASTTRACK_REASON_NETNS;
 	default:
 		return FASTTRACK_REASON_DEVICE;
 	}

@@ -296,7 +296,8 @@ void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
 		killed += ft_flow_kill(fn, flow, reason);
 	if (!killed)
 		return;
-	ft_stat_add(fn, reason, killed);
+	if (reason < FT_STAT_NUM)
+		ft_stat_add(fn, reason, killed);
 	ft_ct_fixup(ct);
 }
 
@@ -531,10 +532,10 @@ int ft_table_init(struct ft_net *fn)
 /* The hooks are gone; nothing adds flows any more. */
 void ft_table_exit(struct ft_net *fn)
 {
-	struct ft_filter all = { .families = __FASTTRACK_F_ALL };
+	struct ft_filter all = { .families = FT_FAMILIES_ALL };
 
 	cancel_delayed_work_sync(&fn->gc_work);
-	ft_table_kill(fn, &all, FT_STAT_FLUSHED);
+	ft_table_kill(fn, &all, FT_REASON_NETNS);
 	/* The release callbacks drop conntrack references that the
 	 * conntrack netns exit waits for.
 	 */

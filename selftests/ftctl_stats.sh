@@ -24,7 +24,7 @@ PUNT_KEYS="no_entry fragment options ttl mtu tcp_flags not_writable malformed un
 # 12", "per_cpu.0.cpu 0"), sorted: one jq run per document (jq is slow to
 # start in the guest).
 flat() {
-	jq -r 'paths(scalars) as $p | "\($p | map(tostring) | join(".")) \(getpath($p))"' "$1" |
+	jq -r 'del(.json_schema_version) | paths(scalars) as $p | "\($p | map(tostring) | join(".")) \(getpath($p))"' "$1" |
 		sort
 }
 
@@ -130,11 +130,11 @@ check_eq "stats -s: one per_cpu entry per possible CPU, CPUs distinct" "$ncpus" 
 check_eq "stats -s: per_cpu has no flows (not per CPU)" "" \
 	"$(grep '^per_cpu\.[0-9]*\.flows ' "$T/pcpu.flat")"
 check_eq "stats -s: per_cpu entries have the members of the totals" "" \
-	"$(jq -r '(del(.per_cpu, .flows) | [paths(numbers)]) as $want |
+	"$(jq -r '(del(.per_cpu, .flows, .json_schema_version) | [paths(numbers)]) as $want |
 		.per_cpu[] | ([paths(numbers)] - [["cpu"]]) as $have |
 		select($have != $want) | .cpu' "$pj")"
 check_eq "stats -s: per-CPU counters add up to the totals" "" \
-	"$(jq -r '. as $t | del(.per_cpu, .flows) | paths(numbers) as $p |
+	"$(jq -r '. as $t | del(.per_cpu, .flows, .json_schema_version) | paths(numbers) as $p |
 		select(($t | getpath($p)) != ([$t.per_cpu[] | getpath($p)] | add)) |
 		$p | join(".")' "$pj")"
 check_eq "stats -s: the totals equal those of stats" \

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -378,7 +379,7 @@ static const struct cmd_info cmds[FASTTRACK_CMD_MAX + 1] = {
 	[FASTTRACK_CMD_DEV_ENABLE]	= { "DEV_ENABLE", true, false, true },
 	[FASTTRACK_CMD_DEV_DISABLE]	= { "DEV_DISABLE", true, false, true },
 	[FASTTRACK_CMD_DEV_GET]		= { "DEV_GET", true, true, false },
-	[FASTTRACK_CMD_STATS_GET]	= { "STATS_GET", true, false, false },
+	[FASTTRACK_CMD_STATS_GET]	= { "STATS_GET", true, true, false },
 	[FASTTRACK_CMD_CONFIG_GET]	= { "CONFIG_GET", true, false, false },
 	[FASTTRACK_CMD_CONFIG_SET]	= { "CONFIG_SET", true, false, true },
 	[FASTTRACK_CMD_FLOW_GET]	= { "FLOW_GET", false, true, false },
@@ -425,6 +426,17 @@ static void count_kind(uint8_t cmd, bool dump, const struct reply *r)
 }
 
 enum expect { MUST_FAIL, MAY_PASS };
+
+/* Linux 6.1 and later check the genl reserved field (resv_start_op). */
+static bool kernel_checks_reserved(void)
+{
+	unsigned int major = 0, minor = 0;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 1);
+}
 
 /*
  * Send a request that must be rejected (or, MAY_PASS, a well-formed one
@@ -645,8 +657,63 @@ static void garbage_commands(void)
 		}
 		/* Well-formed, but the reserved header bytes are not zero. */
 		if (!cmds[cmd].admin && cmds[cmd].doit && cmd != FASTTRACK_CMD_DEV_GET)
-			try(MAY_PASS, "a non-zero genl reserved field", cmd, false,
+			try(kernel_checks_reserved() ? MUST_FAIL : MAY_PASS,
+			    "a non-zero genl reserved field", cmd, false,
 			    NULL, GENL_HDRLEN, 0xffff);
+	}
+}
+
+/* The attributes each command takes: the request lists of the YNL spec. */
+static bool takes(uint8_t cmd, bool dump, uint16_t type)
+{
+	bool dev = type == FASTTRACK_A_IFINDEX || type == FASTTRACK_A_IFNAME;
+
+	switch (cmd) {
+	case FASTTRACK_CMD_DEV_ENABLE:
+	case FASTTRACK_CMD_DEV_DISABLE:
+	case FASTTRACK_CMD_FLOW_GET:
+	case FASTTRACK_CMD_FLUSH:
+		return dev || type == FASTTRACK_A_FAMILIES;
+	case FASTTRACK_CMD_DEV_GET:
+		return !dump && dev;
+	case FASTTRACK_CMD_STATS_GET:
+		return !dump && type == FASTTRACK_A_STATS_PERCPU;
+	case FASTTRACK_CMD_CONFIG_SET:
+		return type >= FASTTRACK_A_CFG_MAX_FLOWS &&
+		       type <= FASTTRACK_A_CFG_SKIP_MASK;
+	}
+	return false;
+}
+
+/*
+ * Each command, both ways, with a well-formed attribute it does not take
+ * next to a request it would accept (naming @dev where it needs one).
+ */
+static void garbage_foreign_attrs(const char *dev)
+{
+	char what[96];
+	uint16_t type;
+	int cmd, way;
+
+	for (cmd = 1; cmd <= FASTTRACK_CMD_MAX; cmd++) {
+		for (way = 0; cmds[cmd].name && way < 2; way++) {
+			bool dump = way, named = takes(cmd, dump, FASTTRACK_A_IFNAME);
+
+			if (!(dump ? cmds[cmd].dump : cmds[cmd].doit) || (named && !dev))
+				continue;
+			for (type = FASTTRACK_A_PAD; type <= FASTTRACK_A_MAX + 1; type++) {
+				struct attrs a = { .len = 0 };
+
+				if (takes(cmd, dump, type))
+					continue;
+				if (named)
+					put_str(&a, FASTTRACK_A_IFNAME, dev);
+				put_u32(&a, type, 1);
+				snprintf(what, sizeof(what), "attribute %u, which it does not take",
+					 type);
+				try(MUST_FAIL, what, cmd, dump, &a, GENL_HDRLEN, 0);
+			}
+		}
 	}
 }
 
@@ -858,6 +925,7 @@ int main(int argc, char **argv)
 
 	read_state(&before);
 	garbage_commands();
+	garbage_foreign_attrs(dev);
 	garbage_values(dev, &before);
 	for (i = 0; i < nrandom; i++)
 		random_request(i);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <linux/fasttrack.h>
 
+#include "dev.h"
 #include "ftctl.h"
 #include "json.h"
 #include "parse.h"
@@ -30,6 +31,7 @@ struct setting {
 	enum setting_kind kind;
 	const char *form;	/* what a value looks like, for errors, */
 	uint32_t limit;		/* followed by this limit unless 0 */
+	const char *unit;	/* of the value, in range errors */
 };
 
 enum { MAX_FLOWS, TCP_TIMEOUT, UDP_TIMEOUT, SKIP_MARK, SKIP_MASK, NSETTINGS };
@@ -37,19 +39,19 @@ enum { MAX_FLOWS, TCP_TIMEOUT, UDP_TIMEOUT, SKIP_MARK, SKIP_MASK, NSETTINGS };
 static const struct setting settings[NSETTINGS] = {
 	[MAX_FLOWS] = { "max-flows", "max_flows",
 		FASTTRACK_A_CFG_MAX_FLOWS, SET_NUMBER,
-		"a number of flows, 1 to", FASTTRACK_MAX_FLOWS_LIMIT },
+		"a number of flows, 1 to", FASTTRACK_MAX_FLOWS_LIMIT, "" },
 	[TCP_TIMEOUT] = { "tcp-timeout", "tcp_timeout",
 		FASTTRACK_A_CFG_TCP_TIMEOUT, SET_NUMBER,
-		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT },
+		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT, " seconds" },
 	[UDP_TIMEOUT] = { "udp-timeout", "udp_timeout",
 		FASTTRACK_A_CFG_UDP_TIMEOUT, SET_NUMBER,
-		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT },
+		"seconds, 1 to", FASTTRACK_TIMEOUT_LIMIT, " seconds" },
 	[SKIP_MARK] = { "skip-mark", "skip_mark",
 		FASTTRACK_A_CFG_SKIP_MARK, SET_MARK,
-		"MARK or MARK/MASK, each 0x... or decimal, at most 32 bits", 0 },
+		"MARK or MARK/MASK, each 0x... or decimal, at most 32 bits", 0, "" },
 	[SKIP_MASK] = { "skip-mask", "skip_mask",
 		FASTTRACK_A_CFG_SKIP_MASK, SET_MASK,
-		"0x... or decimal, at most 32 bits", 0 },
+		"0x... or decimal, at most 32 bits", 0, "" },
 };
 
 struct config {
@@ -114,6 +116,7 @@ static void print_config(const struct ftctl *ft, const struct config *cfg)
 	if (ft->json) {
 		json_init(&j, stdout, ft->tty);
 		json_obj_open(&j, NULL);
+		json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
 	}
 	for (i = 0; i < NSETTINGS; i++)
 		if ((int)strlen(settings[i].key) > width)
@@ -139,6 +142,58 @@ static void print_config(const struct ftctl *ft, const struct config *cfg)
 		json_obj_close(&j);
 		json_end(&j);
 	}
+}
+
+/*
+ * "set KEY VALUE", a line per setting, in the form parse_settings()
+ * takes back: the skip mark with its mask, so that "skip-mark 0x0/0x0"
+ * restores a mask of 0.
+ */
+int ft_save_settings(struct ftctl *ft)
+{
+	struct config cfg = { 0 };
+	struct nlmsghdr *nlh;
+	char buf[16];
+	unsigned int i;
+	int ret;
+
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_CONFIG_GET, 0);
+	ret = nl_request(&ft->nl, nlh, config_cb, &cfg);
+	if (ret)
+		return ft_request_error(ft, ret, NULL, NULL);
+
+	for (i = 0; i < NSETTINGS; i++) {
+		if (!cfg.have[i] || i == SKIP_MASK)
+			continue;
+		format_value(&settings[i], cfg.val[i], buf, sizeof(buf));
+		printf("set %s %s", settings[i].key, buf);
+		if (i == SKIP_MARK && cfg.have[SKIP_MASK])
+			printf("/0x%" PRIx32, cfg.val[SKIP_MASK]);
+		putchar('\n');
+	}
+	return FT_OK;
+}
+
+int cmd_save(struct ftctl *ft, int argc, char **argv)
+{
+	int ret;
+
+	if (argc > 1)
+		return ft_usage(ft, "unexpected argument '%s'", argv[1]);
+	if (ft->json)
+		return ft_usage(ft, "save prints commands for ftctl -b; it has no JSON form");
+
+	ret = ft_connect(ft);
+	if (ret)
+		return ret;
+
+	printf("# fasttrack state, from \"ftctl save\"; apply with \"ftctl -b FILE\".\n");
+	ret = ft_save_settings(ft);
+	if (ret)
+		return ret;
+	/* What is not enabled below is disabled: the state is exactly this. */
+	printf("disable all\n");
+	return ft_save_enables(ft);
 }
 
 int cmd_get(struct ftctl *ft, int argc, char **argv)
@@ -170,6 +225,16 @@ static const char *form(const struct setting *s, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%s", s->form);
 	return buf;
+}
+
+/* The policy's range, which the kernel sent with its refusal. */
+static int range_error(struct ftctl *ft, const struct setting *s)
+{
+	const char *msg = *ft->nl.ext_msg ? ft->nl.ext_msg : "out of range";
+
+	ft_err("%s: %s: it must be between %" PRIu64 " and %" PRIu64 "%s",
+	       s->key, msg, ft->nl.ext_min, ft->nl.ext_max, s->unit);
+	return FT_ERR;
 }
 
 static int bad_value(const struct setting *s, const char *val, int err)
@@ -248,7 +313,6 @@ static int parse_settings(struct ftctl *ft, int argc, char **argv,
 int cmd_set(struct ftctl *ft, int argc, char **argv)
 {
 	struct config cfg = { 0 };
-	const char *subject = NULL;
 	struct nlmsghdr *nlh;
 	unsigned int i;
 	int ret;
@@ -270,11 +334,14 @@ int cmd_set(struct ftctl *ft, int argc, char **argv)
 	if (ret) {
 		/* Name the setting the kernel rejected, if it says which. */
 		uint16_t blamed = nl_blamed_attr(&ft->nl);
+		const struct setting *s = NULL;
 
 		for (i = 0; i < NSETTINGS; i++)
 			if (blamed && settings[i].attr == blamed)
-				subject = settings[i].key;
-		return ft_request_error(ft, ret, NULL, subject);
+				s = &settings[i];
+		if (s && ft->nl.kernel_err && ft->nl.has_ext_range)
+			return range_error(ft, s);
+		return ft_request_error(ft, ret, NULL, s ? s->key : NULL);
 	}
 	if (*ft->nl.ext_msg)
 		ft_warn("%s", ft->nl.ext_msg);

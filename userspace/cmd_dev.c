@@ -10,27 +10,11 @@
 #include <net/if.h>
 #include <linux/fasttrack.h>
 
+#include "dev.h"
 #include "ftctl.h"
 #include "json.h"
 #include "parse.h"
 #include "print.h"
-
-struct ft_devfam {
-	bool enabled;
-	uint64_t packets;
-	uint64_t bytes;
-};
-
-struct ft_dev {
-	uint32_t ifindex;
-	char ifname[IFNAMSIZ];
-	struct ft_devfam fam[FT_NFAMILIES];	/* as ft_families[] */
-};
-
-struct dev_list {
-	struct ft_dev *devs;
-	size_t n, cap;
-};
 
 int ft_check_dev(struct ftctl *ft, const char *dev)
 {
@@ -45,71 +29,192 @@ int ft_check_dev(struct ftctl *ft, const char *dev)
 	return FT_OK;
 }
 
-/* DEV [FAMILY...]; @families is 0 when no family is named. */
-static int parse_dev_args(struct ftctl *ft, int argc, char **argv,
-			  const char **dev, uint32_t *families)
+/* The family words after a device name; 0 when none is named. */
+static int parse_families(struct ftctl *ft, int argc, char **argv,
+			  uint32_t *families)
 {
 	int i;
 
-	if (argc < 2)
-		return ft_usage(ft, "missing device name");
-
-	*dev = argv[1];
 	*families = 0;
-	for (i = 2; i < argc; i++) {
+	for (i = 0; i < argc; i++) {
 		uint32_t flag;
 
-		if (parse_family(argv[i], &flag)) {
-			ft_err("unknown family '%s' (expected ipv4 or ipv6)",
-			       argv[i]);
-			return FT_USAGE;
-		}
+		if (parse_family(argv[i], &flag))
+			return ft_usage(ft, "unknown family '%s' (expected ipv4 or ipv6)",
+					argv[i]);
+		if (*families & flag)
+			return ft_usage(ft, "family '%s' given twice", argv[i]);
 		*families |= flag;
 	}
-	return ft_check_dev(ft, *dev);
+	return FT_OK;
 }
 
-static int dev_change(struct ftctl *ft, int argc, char **argv, uint8_t cmd)
+struct dev_args {
+	const char *dev;	/* NULL with "all" */
+	uint32_t families;	/* 0 when no family is named */
+	bool force;		/* -f: not enabled is not an error */
+	bool all;		/* "disable all" */
+};
+
+/*
+ * [-f|--force] DEV [FAMILY...], or for disable also "all"; -f only for
+ * disable.
+ */
+static int parse_dev_args(struct ftctl *ft, int argc, char **argv,
+			  bool disable, struct dev_args *a)
 {
-	uint32_t families = 0;
-	const char *dev = NULL;
+	int i = 1, ret;
+
+	memset(a, 0, sizeof(*a));
+	while (disable && i < argc &&
+	       (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force"))) {
+		a->force = true;
+		i++;
+	}
+	if (i >= argc)
+		return ft_usage(ft, "missing device name");
+	if (argv[i][0] == '-')
+		return ft_usage(ft, "unknown option '%s'", argv[i]);
+
+	ret = parse_families(ft, argc - i - 1, argv + i + 1, &a->families);
+	if (ret)
+		return ret;
+	if (disable && !strcmp(argv[i], "all")) {
+		a->all = true;
+		return FT_OK;
+	}
+	a->dev = argv[i];
+	/* Forced: a device that does not exist is not enabled either. */
+	if (a->force && check_ifname(a->dev) == -ENODEV)
+		return FT_NOTHING;
+	return ft_check_dev(ft, a->dev);
+}
+
+/* One enable or disable request for @dev. Returns 0 or -errno. */
+int ft_dev_request(struct ftctl *ft, uint8_t cmd, const char *dev,
+		   uint32_t families)
+{
 	struct nlmsghdr *nlh;
-	int ret;
-
-	ret = parse_dev_args(ft, argc, argv, &dev, &families);
-	if (ret)
-		return ret;
-
-	/* "enable DEV" means both families. */
-	if (cmd == FASTTRACK_CMD_DEV_ENABLE && !families)
-		families = FASTTRACK_F_IPV4 | FASTTRACK_F_IPV6;
-
-	ret = ft_connect(ft);
-	if (ret)
-		return ret;
 
 	nlh = nl_msg(&ft->nl, cmd, 0);
 	mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, dev);
 	/* "disable DEV" sends none: the kernel then disables every family. */
 	if (families)
 		mnl_attr_put_u32(nlh, FASTTRACK_A_FAMILIES, families);
+	return nl_request(&ft->nl, nlh, NULL, NULL);
+}
 
-	ret = nl_request(&ft->nl, nlh, NULL, NULL);
-	if (ret)
-		return ft_request_error(ft, ret, dev, NULL);
-	if (*ft->nl.ext_msg)
-		ft_warn("%s", ft->nl.ext_msg);
-	return FT_OK;
+/* The kernel said the device is not enabled (or is gone). */
+static bool not_enabled(const struct ftctl *ft, int err)
+{
+	return ft->nl.kernel_err && (err == -ENOENT || err == -ENODEV);
 }
 
 int cmd_enable(struct ftctl *ft, int argc, char **argv)
 {
-	return dev_change(ft, argc, argv, FASTTRACK_CMD_DEV_ENABLE);
+	struct dev_args a;
+	int ret;
+
+	ret = parse_dev_args(ft, argc, argv, false, &a);
+	if (ret)
+		return ret;
+	/* "enable DEV" means both families. */
+	if (!a.families)
+		a.families = __FASTTRACK_F_ALL;
+
+	ret = ft_connect(ft);
+	if (ret)
+		return ret;
+	/* Enabling is additive, so enabling what is enabled succeeds. */
+	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_ENABLE, a.dev, a.families);
+	if (ret)
+		return ft_request_error(ft, ret, a.dev, NULL);
+	if (*ft->nl.ext_msg)
+		ft_warn("%s", ft->nl.ext_msg);
+	ft_batch_enabled(ft, a.dev, a.families);
+	return FT_OK;
+}
+
+int ft_each_dev(struct ftctl *ft,
+		int (*fn)(struct ftctl *ft, const struct ft_dev *d, void *data),
+		void *data)
+{
+	struct dev_list list = { 0 };
+	size_t i;
+	int ret;
+
+	ret = ft_dev_list(ft, &list);
+	if (ret)
+		ret = ft_request_error(ft, ret, NULL, NULL);
+	for (i = 0; !ret && i < list.n; i++)
+		ret = fn(ft, &list.devs[i], data);
+	free(list.devs);
+	return ret;
+}
+
+struct disable_all {
+	uint32_t families;
+	uint32_t (*keep)(const struct ft_dev *d, void *data);
+	void *data;
+};
+
+static int disable_one(struct ftctl *ft, const struct ft_dev *d, void *data)
+{
+	const struct disable_all *da = data;
+	uint32_t drop = ft_dev_families(d) & da->families;
+	int ret;
+
+	if (da->keep)
+		drop &= ~da->keep(d, da->data);
+	if (!drop)
+		return FT_OK;
+	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, d->ifname, drop);
+	/* A device that went away meanwhile is disabled too. */
+	if (ret && !not_enabled(ft, ret))
+		return ft_request_error(ft, ret, d->ifname, NULL);
+	return FT_OK;
+}
+
+int ft_disable_all(struct ftctl *ft, uint32_t families,
+		   uint32_t (*keep)(const struct ft_dev *d, void *data),
+		   void *data)
+{
+	struct disable_all da = { families, keep, data };
+
+	return ft_each_dev(ft, disable_one, &da);
 }
 
 int cmd_disable(struct ftctl *ft, int argc, char **argv)
 {
-	return dev_change(ft, argc, argv, FASTTRACK_CMD_DEV_DISABLE);
+	struct dev_args a;
+	int ret;
+
+	ret = parse_dev_args(ft, argc, argv, true, &a);
+	if (ret == FT_NOTHING)
+		return FT_OK;
+	if (ret)
+		return ret;
+
+	ret = ft_connect(ft);
+	if (ret)
+		return ret;
+	if (a.all) {
+		/* In a batch, what the rest of the batch enables stays. */
+		if (!a.families)
+			a.families = __FASTTRACK_F_ALL;
+		if (ft_batch_disable_all(ft, a.families))
+			return FT_OK;
+		return ft_disable_all(ft, a.families, NULL, NULL);
+	}
+
+	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, a.dev, a.families);
+	if (ret && a.force && not_enabled(ft, ret))
+		return FT_OK;
+	if (ret)
+		return ft_request_error(ft, ret, a.dev, NULL);
+	if (*ft->nl.ext_msg)
+		ft_warn("%s", ft->nl.ext_msg);
+	return FT_OK;
 }
 
 static int devfam_attr_cb(const struct nlattr *attr, void *data)
@@ -174,7 +279,7 @@ static int dev_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int dev_cb(const struct nlmsghdr *nlh, void *data)
+int dev_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dev_list *list = data;
 	struct ft_dev *d;
@@ -203,7 +308,7 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static void dev_list_reset(void *data)
+void dev_list_reset(void *data)
 {
 	((struct dev_list *)data)->n = 0;
 }
@@ -213,6 +318,66 @@ static int dev_cmp(const void *a, const void *b)
 	const struct ft_dev *x = a, *y = b;
 
 	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+int ft_dev_list(struct ftctl *ft, struct dev_list *list)
+{
+	struct nlmsghdr *nlh;
+	int ret;
+
+	list->n = 0;
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_DEV_GET, 0);
+	ret = nl_dump(&ft->nl, nlh, dev_cb, dev_list_reset, list);
+	if (!ret)
+		qsort(list->devs, list->n, sizeof(*list->devs), dev_cmp);
+	return ret;
+}
+
+int ft_dev_get(struct ftctl *ft, const char *dev, struct dev_list *list)
+{
+	struct nlmsghdr *nlh;
+
+	list->n = 0;
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_DEV_GET, 0);
+	mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, dev);
+	return nl_request(&ft->nl, nlh, dev_cb, list);
+}
+
+/*
+ * "enable DEV [FAMILY]" for each enabled device, the form "ftctl -b"
+ * reads back. A device with both families is "enable DEV".
+ */
+static int save_enable(struct ftctl *ft, const struct ft_dev *d, void *data)
+{
+	uint32_t fams = ft_dev_families(d);
+	unsigned int f;
+
+	(void)ft;
+	(void)data;
+	if (fams == __FASTTRACK_F_ALL) {
+		printf("enable %s\n", d->ifname);
+		return FT_OK;
+	}
+	for (f = 0; f < FT_NFAMILIES; f++)
+		if (fams & ft_families[f].flag)
+			printf("enable %s %s\n", d->ifname, ft_families[f].name);
+	return FT_OK;
+}
+
+int ft_save_enables(struct ftctl *ft)
+{
+	return ft_each_dev(ft, save_enable, NULL);
+}
+
+uint32_t ft_dev_families(const struct ft_dev *d)
+{
+	uint32_t fams = 0;
+	unsigned int f;
+
+	for (f = 0; f < FT_NFAMILIES; f++)
+		if (d->fam[f].enabled)
+			fams |= ft_families[f].flag;
+	return fams;
 }
 
 static void print_json(const struct ftctl *ft, const struct dev_list *list)
@@ -355,10 +520,14 @@ static int parse_show_args(struct ftctl *ft, int argc, char **argv,
 int cmd_show(struct ftctl *ft, int argc, char **argv)
 {
 	struct dev_list list = { 0 };
-	struct nlmsghdr *nlh;
 	const char *dev;
 	bool dump;
-	int ret;
+	int i, ret;
+
+	/* "show -r": live rates, a command of its own. */
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-r") || !strcmp(argv[i], "--rate"))
+			return cmd_rates(ft, argc, argv);
 
 	ret = parse_show_args(ft, argc, argv, &dev, &dump);
 	if (ret)
@@ -368,19 +537,12 @@ int cmd_show(struct ftctl *ft, int argc, char **argv)
 	if (ret)
 		return ret;
 
-	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_DEV_GET, 0);
-	if (dev) {
-		mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, dev);
-		ret = nl_request(&ft->nl, nlh, dev_cb, &list);
-	} else {
-		ret = nl_dump(&ft->nl, nlh, dev_cb, dev_list_reset, &list);
-	}
+	ret = dev ? ft_dev_get(ft, dev, &list) : ft_dev_list(ft, &list);
 	if (ret) {
 		ret = ft_request_error(ft, ret, dev, NULL);
 		goto out;
 	}
 
-	qsort(list.devs, list.n, sizeof(*list.devs), dev_cmp);
 	if (ft->json)
 		print_json(ft, &list);
 	else if (dump)

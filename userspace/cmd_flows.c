@@ -7,9 +7,12 @@
  * does not grow with the table, and nothing is sorted. The kernel lists
  * each flow once, in the order the flows were learned.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <linux/fasttrack.h>
 
 #include "flow.h"
@@ -18,23 +21,144 @@
 #include "parse.h"
 #include "print.h"
 
+/* An address of a filter, as the kernel sends it: 4 or 16 bytes. */
+struct filter_addr {
+	uint8_t len;		/* 0: not filtered */
+	uint8_t a[16];
+};
+
+/*
+ * The filter of "flows" and "flush". dev and families go to the kernel;
+ * the tuple filters are applied here, to each direction as received,
+ * since the kernel filters by device and family only.
+ */
 struct flow_filter {
 	const char *dev;	/* ingress device, or NULL: all */
 	uint32_t families;	/* FASTTRACK_F_*, 0: all */
 	bool dump;		/* "dump": tab-separated output */
+	bool tuple;		/* any of the below */
+	struct filter_addr src, dst, addr;	/* addr: src or dst */
+	int sport, dport, port;	/* -1: any; port: sport or dport */
+	int proto;		/* IPPROTO_*, -1: any */
 };
 
-/* [dump] [dev DEV] [ipv4|ipv6]..., in any order. */
+static int parse_addr(struct ftctl *ft, const char *key, const char *s,
+		      struct filter_addr *fa, uint32_t *families)
+{
+	if (fa->len)
+		return ft_usage(ft, "'%s' given twice", key);
+	if (inet_pton(AF_INET, s, fa->a) == 1) {
+		fa->len = 4;
+		*families |= FASTTRACK_F_IPV4;
+	} else if (inet_pton(AF_INET6, s, fa->a) == 1) {
+		fa->len = 16;
+		*families |= FASTTRACK_F_IPV6;
+	} else {
+		return ft_usage(ft, "invalid address '%s' after '%s' (expected an IPv4 or IPv6 address)",
+				s, key);
+	}
+	return FT_OK;
+}
+
+static int parse_port(struct ftctl *ft, const char *key, const char *s,
+		      int *port)
+{
+	uint32_t v;
+
+	if (*port >= 0)
+		return ft_usage(ft, "'%s' given twice", key);
+	if (parse_u32(s, &v, false) || v > 65535)
+		return ft_usage(ft, "invalid port '%s' after '%s' (expected 0 to 65535)",
+				s, key);
+	*port = (int)v;
+	return FT_OK;
+}
+
+static int parse_proto(struct ftctl *ft, const char *s, int *proto)
+{
+	if (*proto >= 0)
+		return ft_usage(ft, "'proto' given twice");
+	if (!strcmp(s, "tcp"))
+		*proto = IPPROTO_TCP;
+	else if (!strcmp(s, "udp"))
+		*proto = IPPROTO_UDP;
+	else
+		return ft_usage(ft, "invalid protocol '%s' (expected tcp or udp: the fast path has no other)",
+				s);
+	return FT_OK;
+}
+
+/* One "KEY VALUE" tuple filter at argv[0]; FT_NOTHING if not one. */
+static int parse_tuple(struct ftctl *ft, int argc, char **argv,
+		       struct flow_filter *flt, uint32_t *addr_fams)
+{
+	const char *key = argv[0];
+	int ret;
+
+	if (strcmp(key, "src") && strcmp(key, "dst") && strcmp(key, "addr") &&
+	    strcmp(key, "sport") && strcmp(key, "dport") &&
+	    strcmp(key, "port") && strcmp(key, "proto"))
+		return FT_NOTHING;
+	if (argc < 2)
+		return ft_usage(ft, "missing value after '%s'", key);
+	flt->tuple = true;
+	if (!strcmp(key, "src"))
+		ret = parse_addr(ft, key, argv[1], &flt->src, addr_fams);
+	else if (!strcmp(key, "dst"))
+		ret = parse_addr(ft, key, argv[1], &flt->dst, addr_fams);
+	else if (!strcmp(key, "addr"))
+		ret = parse_addr(ft, key, argv[1], &flt->addr, addr_fams);
+	else if (!strcmp(key, "sport"))
+		ret = parse_port(ft, key, argv[1], &flt->sport);
+	else if (!strcmp(key, "dport"))
+		ret = parse_port(ft, key, argv[1], &flt->dport);
+	else if (!strcmp(key, "port"))
+		ret = parse_port(ft, key, argv[1], &flt->port);
+	else
+		ret = parse_proto(ft, argv[1], &flt->proto);
+	return ret;
+}
+
+/*
+ * An address implies its family: ask the kernel for that family only,
+ * unless a family was named, which must then include it.
+ */
+static int imply_families(struct ftctl *ft, struct flow_filter *flt,
+			  uint32_t addr_fams)
+{
+	if (!addr_fams)
+		return FT_OK;
+	if (addr_fams == __FASTTRACK_F_ALL)
+		return ft_usage(ft, "IPv4 and IPv6 addresses together match no flow");
+	if (flt->families && !(flt->families & addr_fams))
+		return ft_usage(ft, "the address is %s, but only %s was asked for",
+				addr_fams == FASTTRACK_F_IPV4 ? "IPv4" : "IPv6",
+				addr_fams == FASTTRACK_F_IPV4 ? "ipv6" : "ipv4");
+	flt->families = addr_fams;
+	return FT_OK;
+}
+
+/* [dump] [dev DEV] [ipv4|ipv6]... [KEY VALUE]..., in any order. */
 static int parse_filter(struct ftctl *ft, int argc, char **argv,
 			bool allow_dump, struct flow_filter *flt)
 {
+	uint32_t addr_fams = 0;
 	int i, ret;
 
 	memset(flt, 0, sizeof(*flt));
+	flt->sport = -1;
+	flt->dport = -1;
+	flt->port = -1;
+	flt->proto = -1;
 	for (i = 1; i < argc; i++) {
 		uint32_t flag;
 
-		if (allow_dump && !strcmp(argv[i], "dump")) {
+		ret = parse_tuple(ft, argc - i, argv + i, flt, &addr_fams);
+		if (ret != FT_NOTHING) {
+			if (ret)
+				return ret;
+			i++;
+		} else if (allow_dump && !strcmp(argv[i], "dump")) {
 			if (flt->dump)
 				return ft_usage(ft, "'dump' given twice");
 			flt->dump = true;
@@ -50,13 +174,42 @@ static int parse_filter(struct ftctl *ft, int argc, char **argv,
 		} else if (!parse_family(argv[i], &flag)) {
 			flt->families |= flag;
 		} else {
-			return ft_usage(ft, "unexpected argument '%s' (expected %sdev DEV, ipv4 or ipv6)",
+			return ft_usage(ft, "unexpected argument '%s' (expected %sdev DEV, ipv4, ipv6, src, dst, addr, sport, dport, port or proto)",
 					argv[i], allow_dump ? "dump, " : "");
 		}
 	}
 	if (flt->dump && ft->json)
 		return ft_usage(ft, "'dump' is an output form of its own; it does not combine with -j");
-	return FT_OK;
+	return imply_families(ft, flt, addr_fams);
+}
+
+static bool addr_is(const struct filter_addr *fa, const uint8_t *a,
+		    uint8_t len)
+{
+	return fa->len == len && !memcmp(fa->a, a, len);
+}
+
+/* The tuple filters, on the direction's addresses and ports as received. */
+static bool flow_matches(const struct flow_filter *flt, const struct ft_flow *f)
+{
+	if (!flt->tuple)
+		return true;
+	if (flt->proto >= 0 && f->proto != flt->proto)
+		return false;
+	if (flt->src.len && !addr_is(&flt->src, f->src, f->src_len))
+		return false;
+	if (flt->dst.len && !addr_is(&flt->dst, f->dst, f->dst_len))
+		return false;
+	if (flt->addr.len && !addr_is(&flt->addr, f->src, f->src_len) &&
+	    !addr_is(&flt->addr, f->dst, f->dst_len))
+		return false;
+	if (flt->sport >= 0 && f->sport != flt->sport)
+		return false;
+	if (flt->dport >= 0 && f->dport != flt->dport)
+		return false;
+	if (flt->port >= 0 && f->sport != flt->port && f->dport != flt->port)
+		return false;
+	return true;
 }
 
 static void put_filter(struct nlmsghdr *nlh, const struct flow_filter *flt)
@@ -100,6 +253,8 @@ static int flows_attr_cb(const struct nlattr *attr, void *data)
 		return MNL_CB_OK;
 	if (ft_flow_parse(attr, &f) < 0)
 		return MNL_CB_ERROR;
+	if (!flow_matches(o->flt, &f))
+		return MNL_CB_OK;
 
 	o->count++;
 	if (o->ft->json) {
@@ -178,6 +333,10 @@ int cmd_flush(struct ftctl *ft, int argc, char **argv)
 	ret = parse_filter(ft, argc, argv, false, &flt);
 	if (ret)
 		return ret;
+	if (flt.tuple) {
+		ft_err("flush: this fasttrack module flushes all flows, or a device's or a family's, not one connection; to drop a connection and its cached flows, delete it from conntrack (conntrack -D -s ADDR ...)");
+		return FT_ERR;
+	}
 	ret = ft_connect(ft);
 	if (ret)
 		return ret;

@@ -82,6 +82,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 		/* NDJSON: one compact object per line, even on a terminal. */
 		json_init(&j, stdout, false);
 		json_obj_open(&j, NULL);
+		json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
 		json_str(&j, "event", ev == FT_FLOW_EV_NEW ? "new" : "del");
 		ft_flow_json(&j, f);
 		if (FT_FLOW_HAS(f, FASTTRACK_A_FLOW_REASON))

@@ -7,8 +7,10 @@
  * module) are left out of the output; attributes this ftctl does not know
  * (a newer module) are ignored.
  *
- * With -s, the kernel also sends each CPU's counters; they are printed as a
- * table with one row per CPU, or as "per_cpu" in JSON.
+ * With -s, each CPU's counters are read too, from the STATS_GET dump (one
+ * message per CPU), or from an older module's FASTTRACK_A_STATS_PERCPU
+ * reply; they are printed as a table with one row per CPU, or as "per_cpu"
+ * in JSON.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,13 +22,7 @@
 #include "ftctl.h"
 #include "json.h"
 #include "print.h"
-
-struct stat_desc {
-	uint16_t attr;		/* FASTTRACK_A_STAT_* */
-	const char *json;	/* JSON member name */
-	const char *label;	/* human label */
-	const char *column;	/* per-CPU table heading, if not the label */
-};
+#include "stats.h"
 
 struct stat_group {
 	const char *json;	/* JSON object, or NULL: top level */
@@ -56,7 +52,7 @@ static const struct stat_desc forwarded_stats[] = {
 	{ 0, NULL, NULL, NULL }
 };
 
-static const struct stat_desc punted_stats[] = {
+const struct stat_desc ft_punted_stats[] = {
 	{ FASTTRACK_A_STAT_PUNT_NO_ENTRY,	"no_entry",	"no-entry", NULL },
 	{ FASTTRACK_A_STAT_PUNT_FRAGMENT,	"fragment",	"fragment", NULL },
 	{ FASTTRACK_A_STAT_PUNT_OPTIONS,	"options",	"options", NULL },
@@ -89,14 +85,9 @@ static const struct stat_desc not_learned_stats[] = {
 static const struct stat_group stat_groups[] = {
 	{ NULL,		"flows",	flow_stats },
 	{ "forwarded",	"forwarded",	forwarded_stats },
-	{ "punted",	"punted",	punted_stats },
+	{ "punted",	"punted",	ft_punted_stats },
 	{ "not_learned", "not-learned",	not_learned_stats },
 	{ NULL, NULL, NULL }
-};
-
-struct stats {
-	uint64_t val[FASTTRACK_A_STAT_MAX + 1];
-	bool have[FASTTRACK_A_STAT_MAX + 1];
 };
 
 struct cpu_stats {
@@ -106,7 +97,7 @@ struct cpu_stats {
 
 struct stats_reply {
 	struct stats total;
-	struct cpu_stats *cpus;	/* FASTTRACK_A_STATS_CPU, in kernel order */
+	struct cpu_stats *cpus;	/* in kernel order */
 	size_t ncpus, cap;
 };
 
@@ -138,7 +129,8 @@ static int cpu_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int add_cpu(struct stats_reply *r, const struct nlattr *attr)
+/* A zeroed slot for the next CPU, or NULL; ncpus counts it once filled. */
+static struct cpu_stats *next_cpu(struct stats_reply *r)
 {
 	struct cpu_stats *c;
 
@@ -148,19 +140,66 @@ static int add_cpu(struct stats_reply *r, const struct nlattr *attr)
 		c = realloc(r->cpus, cap * sizeof(*c));
 		if (!c) {
 			errno = ENOMEM;
-			return MNL_CB_ERROR;
+			return NULL;
 		}
 		r->cpus = c;
 		r->cap = cap;
 	}
 	c = &r->cpus[r->ncpus];
 	memset(c, 0, sizeof(*c));
-	/* Without FASTTRACK_A_STAT_CPU, the position is the CPU. */
+	/* Without a CPU attribute, the position is the CPU. */
 	c->cpu = (uint32_t)r->ncpus;
+	return c;
+}
+
+/* A FASTTRACK_A_STATS_CPU nest of an older module's reply. */
+static int add_cpu(struct stats_reply *r, const struct nlattr *attr)
+{
+	struct cpu_stats *c = next_cpu(r);
+
+	if (!c)
+		return MNL_CB_ERROR;
 	if (mnl_attr_parse_nested(attr, cpu_attr_cb, c) < 0)
 		return MNL_CB_ERROR;
 	r->ncpus++;
 	return MNL_CB_OK;
+}
+
+/* A message of the STATS_GET dump: FASTTRACK_A_CPU and its counters. */
+static int cpu_msg_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct cpu_stats *c = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case FASTTRACK_A_CPU:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return nl_bad_reply();
+		c->cpu = mnl_attr_get_u32(attr);
+		break;
+	case FASTTRACK_A_STATS:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return nl_bad_reply();
+		if (mnl_attr_parse_nested(attr, stat_attr_cb, &c->st) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int cpu_dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct stats_reply *r = data;
+	struct cpu_stats *c = next_cpu(r);
+
+	if (!c || nl_parse(nlh, cpu_msg_attr_cb, c) < 0)
+		return MNL_CB_ERROR;
+	r->ncpus++;
+	return MNL_CB_OK;
+}
+
+static void cpu_dump_reset(void *data)
+{
+	((struct stats_reply *)data)->ncpus = 0;
 }
 
 static int stats_attr_cb(const struct nlattr *attr, void *data)
@@ -187,6 +226,19 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	if (nl_parse(nlh, stats_attr_cb, data) < 0)
 		return MNL_CB_ERROR;
 	return MNL_CB_OK;
+}
+
+int ft_stats_read(struct ftctl *ft, struct stats *st)
+{
+	struct stats_reply r = { 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_STATS_GET, 0);
+	ret = nl_request(&ft->nl, nlh, stats_cb, &r);
+	*st = r.total;
+	free(r.cpus);
+	return ret;
 }
 
 static bool group_present(const struct stat_group *g, const struct stats *st)
@@ -229,6 +281,7 @@ static void print_json(const struct ftctl *ft, const struct stats_reply *r,
 
 	json_init(&j, stdout, ft->tty);
 	json_obj_open(&j, NULL);
+	json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
 	json_stats(&j, &r->total);
 	if (per_cpu) {
 		json_arr_open(&j, "per_cpu");
@@ -383,6 +436,35 @@ static void print_per_cpu(const struct ftctl *ft, const struct stats_reply *r)
 	}
 }
 
+/*
+ * Each CPU's counters: the dump, or on a module older than it, the reply
+ * to FASTTRACK_A_STATS_PERCPU. Returns 0, FT_ERR (said) or -errno.
+ */
+static int read_per_cpu(struct ftctl *ft, struct stats_reply *r)
+{
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_STATS_GET, 0);
+	ret = nl_dump(&ft->nl, nlh, cpu_dump_cb, cpu_dump_reset, r);
+	if (ret != -EOPNOTSUPP || !ft->nl.kernel_err)
+		return ret;
+
+	r->ncpus = 0;
+	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_STATS_GET, 0);
+	mnl_attr_put(nlh, FASTTRACK_A_STATS_PERCPU, 0, NULL);
+	ret = nl_request(&ft->nl, nlh, stats_cb, r);
+	/* An even older module rejects the attribute it does not know. */
+	if ((!ret && !r->ncpus) ||
+	    (ret && ft->nl.kernel_err && (ret == -EINVAL || ret == -EOPNOTSUPP) &&
+	     (nl_blamed_attr(&ft->nl) == FASTTRACK_A_STATS_PERCPU ||
+	      !ft->nl.has_ext_offs))) {
+		ft_err("this fasttrack module does not support per-CPU statistics (upgrade the module)");
+		return FT_ERR;
+	}
+	return ret;
+}
+
 int cmd_stats(struct ftctl *ft, int argc, char **argv)
 {
 	struct stats_reply r = { 0 };
@@ -402,25 +484,12 @@ int cmd_stats(struct ftctl *ft, int argc, char **argv)
 		return ret;
 
 	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_STATS_GET, 0);
-	if (per_cpu)
-		mnl_attr_put(nlh, FASTTRACK_A_STATS_PERCPU, 0, NULL);
 	ret = nl_request(&ft->nl, nlh, stats_cb, &r);
+	if (!ret && per_cpu)
+		ret = read_per_cpu(ft, &r);
 	if (ret) {
-		/* An older module rejects the attribute it does not know. */
-		if (per_cpu && ft->nl.kernel_err &&
-		    (ret == -EINVAL || ret == -EOPNOTSUPP) &&
-		    (nl_blamed_attr(&ft->nl) == FASTTRACK_A_STATS_PERCPU ||
-		     !ft->nl.has_ext_offs)) {
-			ft_err("this fasttrack module does not support per-CPU statistics (upgrade the module)");
-			ret = FT_ERR;
-		} else {
+		if (ret != FT_ERR)
 			ret = ft_request_error(ft, ret, NULL, NULL);
-		}
-		goto out;
-	}
-	if (per_cpu && !r.ncpus) {
-		ft_err("this fasttrack module does not support per-CPU statistics (upgrade the module)");
-		ret = FT_ERR;
 		goto out;
 	}
 

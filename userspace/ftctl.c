@@ -20,9 +20,15 @@
 #include <linux/fasttrack.h>
 
 #include "ftctl.h"
+#include "json.h"
 #include "print.h"
 
 static int cmd_help(struct ftctl *ft, int argc, char **argv);
+
+int cmd_top(struct ftctl *ft, int argc, char **argv)
+{
+	return cmd_rates(ft, argc, argv);
+}
 
 /*
  * What a refused command needs (see the uapi header): state changes need
@@ -39,51 +45,76 @@ static const struct ft_cmd commands[] = {
 	{ "enable", cmd_enable, "DEV [ipv4|ipv6]",
 	  "turn the fast path on for a device",
 	  "Without a family, both ipv4 and ipv6 are enabled. Enabling is\n"
-	  "additive: families already enabled stay enabled.\n", NEEDS_ADMIN },
-	{ "disable", cmd_disable, "DEV [ipv4|ipv6]",
+	  "additive: families already enabled stay enabled, and enabling what\n"
+	  "is enabled succeeds.\n", NEEDS_ADMIN, false },
+	{ "disable", cmd_disable, "[-f] DEV|all [ipv4|ipv6]",
 	  "turn the fast path off for a device",
 	  "Without a family, every family is disabled and the device is\n"
-	  "released. Cached flows that entered through it are dropped.\n",
-	  NEEDS_ADMIN },
+	  "released. Cached flows that entered through it are dropped.\n"
+	  "-f, --force: a device that is not enabled (or does not exist) is\n"
+	  "not an error. \"all\" disables every enabled device; in a batch\n"
+	  "(-b), it disables at the end of the batch what the lines after it\n"
+	  "did not enable, so that reloading a file changes only what changed.\n",
+	  NEEDS_ADMIN, false },
 	{ "show", cmd_show, "[dump] [[dev] DEV]",
 	  "show devices and their per-family counters",
 	  "Without DEV, every device that has fasttrack enabled is listed.\n"
 	  "\"dump\" prints one tab-separated line per device, for scripts:\n"
 	  "  ifname ifindex ipv4_enabled ipv4_packets ipv4_bytes\n"
 	  "  ipv6_enabled ipv6_packets ipv6_bytes\n"
-	  "A device named \"dump\" is shown with \"show dev dump\".\n", NULL },
-	{ "flows", cmd_flows, "[dump] [dev DEV] [ipv4|ipv6]",
+	  "A device named \"dump\" is shown with \"show dev dump\".\n"
+	  "\n"
+	  "show -r [SECONDS] [-c COUNT] [DEV...]: live rates, see \"ftctl top\".\n",
+	  NULL, false },
+	{ "top", cmd_top, "[SECONDS] [-c COUNT] [DEV...]",
+	  "live rates per device and family (show -r)",
+	  "Every SECONDS (default 1, fractions allowed): per enabled device\n"
+	  "(or each DEV) and family, the packets and bits per second the fast\n"
+	  "path forwarded, next to what the device received in all (its netdev\n"
+	  "rx counters, which are not per family), the fast path's share of\n"
+	  "those packets, and the punts per second by reason (namespace-wide:\n"
+	  "the module counts punts per namespace). On a terminal the screen is\n"
+	  "redrawn in place; with -j, one JSON object per interval and line.\n"
+	  "The rates are exact deltas of the kernel's 64-bit counters over the\n"
+	  "interval measured with CLOCK_MONOTONIC. -c COUNT stops after COUNT\n"
+	  "intervals.\n", NULL, false },
+	{ "flows", cmd_flows, "[dump] [dev DEV] [ipv4|ipv6] [FILTER...]",
 	  "list the cached flow directions",
 	  "One line per cached flow direction: addresses and ports as received\n"
 	  "and, after \"nat\", as sent; ingress and egress device (with the\n"
 	  "VLAN id of a VLAN device), packets and bytes the fast path forwarded,\n"
 	  "age and idle time. \"dev DEV\" keeps the flows that enter through\n"
-	  "DEV; a family keeps that family. \"dump\" prints tab-separated\n"
-	  "fields for scripts:\n"
+	  "DEV; a family keeps that family. Filters, on the addresses and ports\n"
+	  "as received:\n"
+	  "  src ADDR, dst ADDR, addr ADDR (either), sport PORT, dport PORT,\n"
+	  "  port PORT (either), proto tcp|udp\n"
+	  "\"dump\" prints tab-separated fields for scripts:\n"
 	  "  id family proto dir src sport dst dport nat_src nat_sport\n"
 	  "  nat_dst nat_dport iif iif_vlan oif oif_vlan packets bytes\n"
-	  "  age_ms idle_ms\n", NEEDS_FLOWS },
+	  "  age_ms idle_ms\n", NEEDS_FLOWS, false },
 	{ "flush", cmd_flush, "[dev DEV] [ipv4|ipv6]",
 	  "drop cached flows",
 	  "Drop every cached flow, or those entering through DEV, or those of\n"
 	  "a family. Their connections go on through the full stack and are\n"
-	  "learned again.\n", NEEDS_ADMIN },
+	  "learned again. The module cannot flush one connection yet: to drop\n"
+	  "one, delete it from conntrack (conntrack -D ...), which drops its\n"
+	  "cached flows too.\n", NEEDS_ADMIN, false },
 	{ "monitor", cmd_monitor, "",
 	  "print flow events as they happen",
 	  "One line per flow direction learned (\"new\") or removed (\"del\",\n"
 	  "with the reason: expired, torn-down, ct-gone, device, route, neigh,\n"
 	  "flush or ruleset), until interrupted. With -j, one JSON object per\n"
-	  "line.\n", NEEDS_EVENTS },
+	  "line.\n", NEEDS_EVENTS, true },
 	{ "stats", cmd_stats, "[-s|--per-cpu]",
 	  "show the global statistics",
 	  "Counters of the current network namespace: cached flows and why\n"
 	  "they went away, packets forwarded, packets punted to the full\n"
 	  "stack by reason, and packets of connections that were not learned,\n"
-	  "by reason. -s adds a table with one row per CPU.\n", NULL },
+	  "by reason. -s adds a table with one row per CPU.\n", NULL, false },
 	{ "get", cmd_get, "",
 	  "show the settings",
 	  "Settings of the current network namespace, one \"KEY VALUE\" line\n"
-	  "each, in the form \"ftctl set\" takes.\n", NULL },
+	  "each, in the form \"ftctl set\" takes.\n", NULL, false },
 	{ "set", cmd_set, "KEY VALUE [KEY VALUE...]",
 	  "change settings",
 	  "Settings are per network namespace. Keys:\n"
@@ -94,10 +125,16 @@ static const struct ft_cmd commands[] = {
 	  "                         masked, equals MARK stay on the slow path;\n"
 	  "                         without /MASK the mask is 0xffffffff\n"
 	  "  skip-mask MASK         the mask alone; 0 turns the check off\n"
-	  "Marks and masks are hex (0x...) or decimal.\n", NEEDS_ADMIN },
+	  "Marks and masks are hex (0x...) or decimal.\n", NEEDS_ADMIN, false },
+	{ "save", cmd_save, "",
+	  "print the running state as commands for -b",
+	  "The settings (\"set\" lines) and the enabled devices (\"enable\"\n"
+	  "lines) after a \"disable all\", so that \"ftctl save > FILE\" and\n"
+	  "\"ftctl -b FILE\" restore exactly this state, and applying it twice\n"
+	  "changes nothing the second time.\n", NULL, false },
 	{ "help", cmd_help, "[COMMAND]",
 	  "show this help, or the help of one command",
-	  NULL, NULL },
+	  NULL, NULL, true },
 };
 
 #define NCOMMANDS MNL_ARRAY_SIZE(commands)
@@ -123,18 +160,24 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++) {
-		char synopsis[64];
+		char synopsis[80];
 
 		snprintf(synopsis, sizeof(synopsis), "%s %s",
 			 commands[i].name, commands[i].args);
-		fprintf(f, "  %-34s %s\n", synopsis, commands[i].help);
+		/* A long synopsis gets a line of its own. */
+		if (strlen(synopsis) > 40)
+			fprintf(f, "  %s\n%43s", synopsis, "");
+		else
+			fprintf(f, "  %-40s ", synopsis);
+		fprintf(f, "%s\n", commands[i].help);
 	}
 	fprintf(f,
 		"\n"
 		"Options:\n"
-		"  -j, --json     JSON output (show, flows, stats, get, monitor)\n"
-		"  -h, --help     this help; \"ftctl COMMAND --help\" for one command\n"
-		"  -V, --version  print the version\n"
+		"  -j, --json        JSON output (show, top, flows, stats, get, monitor)\n"
+		"  -b, --batch FILE  run the commands of FILE, one a line (\"-\": stdin)\n"
+		"  -h, --help        this help; \"ftctl COMMAND --help\" for one command\n"
+		"  -V, --version     print the versions of ftctl and the loaded module\n"
 		"\n"
 		"See ftctl(8).\n");
 }
@@ -172,8 +215,7 @@ int ft_usage(struct ftctl *ft, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("ftctl: ", stderr);
+	ft_prefix();
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -185,6 +227,8 @@ int ft_connect(struct ftctl *ft)
 {
 	int ret;
 
+	if (ft->check_only)
+		return FT_CHECKED;
 	if (ft->connected)
 		return FT_OK;
 
@@ -236,7 +280,11 @@ int ft_request_error(struct ftctl *ft, int err, const char *dev,
 		     const char *subject)
 {
 	const char *msg = ft->nl.ext_msg;
+	size_t plen = strlen(FASTTRACK_GENL_NAME ": ");
 
+	/* NL_SET_ERR_MSG_MOD() prefixes the module's name: we say it once. */
+	if (!strncmp(msg, FASTTRACK_GENL_NAME ": ", plen))
+		msg += plen;
 	if (err < 0)
 		err = -err;
 	if (!ft->nl.kernel_err)
@@ -326,6 +374,75 @@ static int check_command_args(struct ftctl *ft, int argc, char **argv)
 	return -1;
 }
 
+/* The loaded module's version, from sysfs; "" when it is not loaded. */
+static void module_version(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/module/" FASTTRACK_GENL_NAME "/version", "re");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * -V: both versions. They should be the same release: a module and an
+ * ftctl of different releases may lack each other's commands, counters
+ * or attributes (both ignore what they do not know, but a feature only
+ * works when both have it).
+ */
+static int print_version(const struct ftctl *ft)
+{
+	char mod[64];
+
+	module_version(mod, sizeof(mod));
+	if (ft->json) {
+		struct json j;
+
+		json_init(&j, stdout, ft->tty);
+		json_obj_open(&j, NULL);
+		json_u64(&j, "json_schema_version", FT_JSON_SCHEMA_VERSION);
+		json_str(&j, "ftctl", FTCTL_VERSION);
+		if (*mod)
+			json_str(&j, "module", mod);
+		json_obj_close(&j);
+		json_end(&j);
+	} else {
+		printf("ftctl %s\n", FTCTL_VERSION);
+		printf("fasttrack module %s\n", *mod ? mod : "not loaded");
+	}
+	if (*mod && strcmp(mod, FTCTL_VERSION))
+		ft_warn("ftctl %s and the loaded fasttrack module %s are different releases: a feature works only when both have it; install the same version of both",
+			FTCTL_VERSION, mod);
+	return FT_OK;
+}
+
+int ft_run(struct ftctl *ft, int argc, char **argv)
+{
+	int ret;
+
+	ft->cmd = find_command(argv[0]);
+	if (!ft->cmd) {
+		ft_err("unknown command '%s'", argv[0]);
+		if (ft->batch)
+			fprintf(stderr, "A batch line is a command and its arguments; options go on ftctl's command line.\n");
+		else
+			fprintf(stderr, "Try 'ftctl --help'.\n");
+		return FT_USAGE;
+	}
+	if (ft->batch && ft->cmd->no_batch) {
+		ft_err("'%s' is not a command for a batch", argv[0]);
+		return FT_USAGE;
+	}
+	ret = check_command_args(ft, argc, argv);
+	if (ret < 0)
+		ret = ft->cmd->fn(ft, argc, argv);
+	return ret;
+}
+
 static bool want_color(void)
 {
 	const char *term = getenv("TERM");
@@ -343,9 +460,12 @@ int main(int argc, char **argv)
 		{ "json",	no_argument,	NULL, 'j' },
 		{ "help",	no_argument,	NULL, 'h' },
 		{ "version",	no_argument,	NULL, 'V' },
+		{ "batch",	required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ftctl ft = { 0 };
+	const char *batch = NULL;
+	bool version = false;
 	int opt, ret;
 
 	/* One thread: stdio need not lock for each character of a dump. */
@@ -355,7 +475,7 @@ int main(int argc, char **argv)
 
 	opterr = 0;
 	/* '+': options end at the command, as in "ftctl -j show". */
-	while ((opt = getopt_long(argc, argv, "+jhV", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+jhVb:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			ft.json = true;
@@ -364,10 +484,15 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return FT_OK;
 		case 'V':
-			printf("ftctl %s\n", FTCTL_VERSION);
-			return FT_OK;
+			version = true;
+			break;
+		case 'b':
+			batch = optarg;
+			break;
 		default:
-			if (optopt)
+			if (optopt == 'b')
+				ft_err("option '-b' needs a file (\"-\" for stdin)");
+			else if (optopt)
 				ft_err("unknown option '-%c'", optopt);
 			else
 				ft_err("unknown option '%s'", argv[optind - 1]);
@@ -378,20 +503,22 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	if (argc < 1) {
-		usage(stderr);
-		return FT_USAGE;
-	}
-	ft.cmd = find_command(argv[0]);
-	if (!ft.cmd) {
-		ft_err("unknown command '%s'", argv[0]);
+	if (version)
+		return print_version(&ft);
+	if (batch && argc) {
+		ft_err("-b runs the commands of a file; unexpected '%s' after it",
+		       argv[0]);
 		fprintf(stderr, "Try 'ftctl --help'.\n");
 		return FT_USAGE;
 	}
-
-	ret = check_command_args(&ft, argc, argv);
-	if (ret < 0)
-		ret = ft.cmd->fn(&ft, argc, argv);
+	if (batch) {
+		ret = ft_batch_run(&ft, batch);
+	} else if (argc < 1) {
+		usage(stderr);
+		return FT_USAGE;
+	} else {
+		ret = ft_run(&ft, argc, argv);
+	}
 
 	if (ft.connected)
 		nl_close(&ft.nl);

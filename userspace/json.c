@@ -188,6 +188,12 @@ void json_u64(struct json *j, const char *key, uint64_t val)
 	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), j->f);
 }
 
+void json_f64(struct json *j, const char *key, double val, int decimals)
+{
+	member(j, key);
+	fprintf(j->f, "%.*f", decimals, val);
+}
+
 void json_bool(struct json *j, const char *key, bool val)
 {
 	member(j, key);

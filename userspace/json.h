@@ -29,6 +29,8 @@ void json_obj_close(struct json *j);
 void json_arr_open(struct json *j, const char *key);
 void json_arr_close(struct json *j);
 void json_u64(struct json *j, const char *key, uint64_t val);
+/* A number with @decimals digits after the point; finite, not negative. */
+void json_f64(struct json *j, const char *key, double val, int decimals);
 void json_bool(struct json *j, const char *key, bool val);
 void json_str(struct json *j, const char *key, const char *val);
 /* A string from a printf format, e.g. json_strf(j, "mark", "0x%x", m). */

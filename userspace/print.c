@@ -7,12 +7,28 @@
 
 #include "print.h"
 
+static const char *where_file;
+static unsigned int where_line;
+
+void ft_where(const char *file, unsigned int line)
+{
+	where_file = file;
+	where_line = line;
+}
+
+void ft_prefix(void)
+{
+	fflush(stdout);
+	fputs("ftctl: ", stderr);
+	if (where_file)
+		fprintf(stderr, "%s:%u: ", where_file, where_line);
+}
+
 void ft_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("ftctl: ", stderr);
+	ft_prefix();
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -23,8 +39,8 @@ void ft_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("ftctl: warning: ", stderr);
+	ft_prefix();
+	fputs("warning: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

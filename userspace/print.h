@@ -7,6 +7,14 @@
 
 #include "ftctl.h"
 
+/*
+ * In a batch (-b), messages name the file and line of the command:
+ * "ftctl: FILE:LINE: ...". @file NULL: no location.
+ */
+void ft_where(const char *file, unsigned int line);
+/* Flush stdout, then "ftctl: " and the location, if any, on stderr. */
+void ft_prefix(void);
+
 /* "ftctl: ..." on stderr. */
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "ftctl: warning: ..." on stderr. */

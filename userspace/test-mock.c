@@ -19,9 +19,17 @@
  *                      the canned ones, a datagram at a time
  *   FTMOCK_OLD=1       a module from before flows, flush, events and
  *                      per-CPU statistics
+ *   FTMOCK_TICK=1      every device dump and stats read counts more:
+ *                      device counters grow by 1000 packets and 100000
+ *                      bytes per family and dump, punts (no-entry) by 7
+ *   FTMOCK_MODVER=V    /sys/module/fasttrack/version reads V (fopen is
+ *                      taken over for that path; unset: not loaded)
  *   FTMOCK_NO_NOLEARN=1  a module from before the ruleset-changed,
  *                      not-forwarding, port and not-learned counters: its
  *                      last counter is FASTTRACK_A_STAT_FLUSHED
+ *   FTMOCK_NO_STATS_DUMP=1  a module from before the per-CPU stats dump
+ *                      (implied by the two above): per-CPU counters only
+ *                      with FASTTRACK_A_STATS_PERCPU
  * Every request's attributes are traced on stderr as "mock: ...".
  *
  * After NETLINK_ADD_MEMBERSHIP, reads return canned flow events, one
@@ -60,6 +68,7 @@ static int mock_fd = -1;
 static int mock_peer = -1;
 static int intr_left = -1;
 static bool events_on;
+static uint64_t dev_dumps, stats_reads;	/* FTMOCK_TICK */
 static unsigned int next_event;
 
 /* The flow dump being generated, a datagram per read. */
@@ -230,9 +239,11 @@ static void put_dev(const struct nlmsghdr *req, uint16_t flags,
 		nest = mnl_attr_nest_start(nlh, fam_attr[i]);
 		mnl_attr_put_u8(nlh, FASTTRACK_A_DEVFAM_ENABLED,
 				!!(d->families & (1U << i)));
-		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_PACKETS, d->pkts[i],
+		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_PACKETS,
+			       d->pkts[i] + dev_dumps * 1000,
 			       FASTTRACK_A_DEVFAM_PAD);
-		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_BYTES, d->bytes[i],
+		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_BYTES,
+			       d->bytes[i] + dev_dumps * 100000,
 			       FASTTRACK_A_DEVFAM_PAD);
 		mnl_attr_put_u16(nlh, FASTTRACK_A_DEVFAM_MAX + 3, 1);
 		mnl_attr_nest_end(nlh, nest);
@@ -322,6 +333,8 @@ static void handle_dev_get(const struct nlmsghdr *req, struct req_attrs *r)
 	if (req->nlmsg_flags & NLM_F_DUMP) {
 		intr = dump_intr();
 		trace("DEV_GET dump%s", intr ? " (interrupted)" : "");
+		if (env("FTMOCK_TICK"))
+			dev_dumps++;
 		if (env("FTMOCK_EMPTY")) {
 			new_reply();
 			put_done(req, intr);
@@ -347,7 +360,7 @@ static void handle_dev_get(const struct nlmsghdr *req, struct req_attrs *r)
 			return;
 		}
 	}
-	put_ack(req, -ENOENT, "fasttrack is not enabled on this device",
+	put_ack(req, -ENOENT, "fasttrack: fasttrack is not enabled on this device",
 		r->tb[FASTTRACK_A_IFNAME]);
 }
 
@@ -362,60 +375,110 @@ static void handle_dev_change(const struct nlmsghdr *req, uint8_t cmd,
 	if (env("FTMOCK_EPERM"))
 		put_ack(req, -EPERM, NULL, NULL);
 	else if (!strcmp(name, "lo"))
-		put_ack(req, -EOPNOTSUPP, "device is not Ethernet-like",
+		put_ack(req, -EOPNOTSUPP, "fasttrack: device is not Ethernet-like",
 			r->tb[FASTTRACK_A_IFNAME]);
 	else if (!strcmp(name, "ifb1"))
 		put_ack(req, -ENODEV, "no such device", NULL);
+	else if (cmd == FASTTRACK_CMD_DEV_DISABLE && !strcmp(name, "eth1"))
+		put_ack(req, -ENOENT, "fasttrack: fasttrack is not enabled on this device",
+			r->tb[FASTTRACK_A_IFNAME]);
 	else
 		put_ack(req, 0, NULL, NULL);
 }
 
-static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
+/* The last counter the mocked module knows. */
+static uint16_t stats_last(void)
 {
-	uint16_t last = FASTTRACK_A_STAT_MAX;
+	/* An older module knows neither STAT_CPU nor what follows it. */
+	if (env("FTMOCK_OLD"))
+		return FASTTRACK_A_STAT_CPU - 1;
+	if (env("FTMOCK_NO_NOLEARN"))
+		return FASTTRACK_A_STAT_FLUSHED;
+	return FASTTRACK_A_STAT_MAX;
+}
+
+/* Counters of CPU @idx of two; the second leaves out the punts after MTU. */
+static void put_cpu_counters(struct nlmsghdr *nlh, uint32_t idx)
+{
+	uint16_t last = stats_last(), t;
+
+	for (t = FASTTRACK_A_STAT_LEARNED; t <= last; t++) {
+		if (t == FASTTRACK_A_STAT_CPU ||
+		    (idx && t > FASTTRACK_A_STAT_PUNT_MTU &&
+		     t <= FASTTRACK_A_STAT_PUNT_STALE))
+			continue;
+		put_u64_padded(nlh, t, (uint64_t)t * 10 + idx,
+			       FASTTRACK_A_STAT_PAD);
+	}
+	put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99, FASTTRACK_A_STAT_PAD);
+}
+
+/* The per-CPU dump: CPUs 0 and 3, a message each, one per read. */
+static void handle_stats_dump(const struct nlmsghdr *req)
+{
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
-	uint32_t cpu;
+	uint32_t idx;
+
+	trace("STATS_GET dump");
+	new_reply();
+	if (env("FTMOCK_OLD") || env("FTMOCK_NO_NOLEARN") ||
+	    env("FTMOCK_NO_STATS_DUMP")) {
+		put_ack(req, -EOPNOTSUPP, NULL, NULL);
+		return;
+	}
+	for (idx = 0; idx < 2; idx++) {
+		if (idx)
+			new_reply();
+		nlh = put_msg(req, MOCK_FAMILY, NLM_F_MULTI,
+			      FASTTRACK_CMD_STATS_GET);
+		mnl_attr_put_u32(nlh, FASTTRACK_A_CPU, idx * 3);
+		nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS);
+		put_cpu_counters(nlh, idx);
+		mnl_attr_nest_end(nlh, nest);
+		end_msg(nlh);
+	}
+	put_done(req, 0);
+}
+
+static void handle_stats(const struct nlmsghdr *req, struct req_attrs *r)
+{
+	uint16_t last = stats_last();
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	uint32_t idx;
 	uint16_t t;
 
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		handle_stats_dump(req);
+		return;
+	}
 	trace("STATS_GET");
+	if (env("FTMOCK_TICK"))
+		stats_reads++;
 	new_reply();
 	if (r->tb[FASTTRACK_A_STATS_PERCPU] && env("FTMOCK_OLD")) {
 		put_ack(req, -EINVAL, "Unknown attribute type",
 			r->tb[FASTTRACK_A_STATS_PERCPU]);
 		return;
 	}
-	/* An older module knows neither STAT_CPU nor what follows it. */
-	if (env("FTMOCK_OLD"))
-		last = FASTTRACK_A_STAT_CPU - 1;
-	else if (env("FTMOCK_NO_NOLEARN"))
-		last = FASTTRACK_A_STAT_FLUSHED;
 	nlh = put_msg(req, MOCK_FAMILY, 0, FASTTRACK_CMD_STATS_GET);
 	nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS);
 	for (t = FASTTRACK_A_STAT_FLOWS; t <= last; t++) {
 		if (t == FASTTRACK_A_STAT_CPU)
 			continue;
 		put_u64_padded(nlh, t, t == FASTTRACK_A_STAT_FORWARDED_BYTES ?
-			       18446744073709551615ULL : (uint64_t)t * 1000,
+			       18446744073709551615ULL : (uint64_t)t * 1000 +
+			       (t == FASTTRACK_A_STAT_PUNT_NO_ENTRY ? stats_reads * 7 : 0),
 			       FASTTRACK_A_STAT_PAD);
 	}
 	put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99, FASTTRACK_A_STAT_PAD);
 	mnl_attr_nest_end(nlh, nest);
 
-	/* Two CPUs; CPU 1 leaves out the punt counters after MTU. */
-	for (cpu = 0; r->tb[FASTTRACK_A_STATS_PERCPU] && cpu < 2; cpu++) {
+	for (idx = 0; r->tb[FASTTRACK_A_STATS_PERCPU] && idx < 2; idx++) {
 		nest = mnl_attr_nest_start(nlh, FASTTRACK_A_STATS_CPU);
-		mnl_attr_put_u32(nlh, FASTTRACK_A_STAT_CPU, cpu * 3);
-		for (t = FASTTRACK_A_STAT_LEARNED; t <= last; t++) {
-			if (t == FASTTRACK_A_STAT_CPU ||
-			    (cpu && t > FASTTRACK_A_STAT_PUNT_MTU &&
-			     t <= FASTTRACK_A_STAT_PUNT_STALE))
-				continue;
-			put_u64_padded(nlh, t, (uint64_t)t * 10 + cpu,
-				       FASTTRACK_A_STAT_PAD);
-		}
-		put_u64_padded(nlh, FASTTRACK_A_STAT_MAX + 1, 99,
-			       FASTTRACK_A_STAT_PAD);
+		mnl_attr_put_u32(nlh, FASTTRACK_A_STAT_CPU, idx * 3);
+		put_cpu_counters(nlh, idx);
 		mnl_attr_nest_end(nlh, nest);
 	}
 	end_msg(nlh);
@@ -600,7 +663,7 @@ static void handle_flow_get(const struct nlmsghdr *req, struct req_attrs *r)
 
 		dump.iif = mock_ifindex(name);
 		if (!dump.iif) {
-			put_ack(req, -ENOENT, "fasttrack is not enabled on this device",
+			put_ack(req, -ENOENT, "fasttrack: fasttrack is not enabled on this device",
 				r->tb[FASTTRACK_A_IFNAME]);
 			return;
 		}
@@ -955,4 +1018,24 @@ unsigned int if_nametoindex(const char *name)
 		real = (unsigned int (*)(const char *))dlsym(RTLD_NEXT,
 							     "if_nametoindex");
 	return real(name);
+}
+
+/* The module's version in sysfs: FTMOCK_MODVER, or not loaded. */
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real)(const char *, const char *);
+	static char ver[64];
+	const char *v = getenv("FTMOCK_MODVER");
+
+	if (!strcmp(path, "/sys/module/fasttrack/version")) {
+		if (!v) {
+			errno = ENOENT;
+			return NULL;
+		}
+		snprintf(ver, sizeof(ver), "%s\n", v);
+		return fmemopen(ver, strlen(ver), "r");
+	}
+	if (!real)
+		real = (FILE *(*)(const char *, const char *))dlsym(RTLD_NEXT, "fopen");
+	return real(path, mode);
 }

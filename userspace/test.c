@@ -20,6 +20,7 @@
 #include "json.h"
 #include "nl.h"
 #include "parse.h"
+#include "rates.h"
 
 static int tests, failed;
 
@@ -359,9 +360,52 @@ static void test_nl(void)
 	nl_close(&nl);
 }
 
+static void test_rates(void)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		uint64_t ns;
+	} intervals[] = {
+		{ "1", 0, 1000000000ULL }, { "0.5", 0, 500000000ULL },
+		{ "0.01", 0, 10000000ULL }, { "2.25", 0, 2250000000ULL },
+		{ "86400", 0, 86400000000000ULL }, { "1.000000001", 0, 1000000001ULL },
+		{ "0", -EINVAL, 0 }, { "0.009", -EINVAL, 0 }, { "86401", -EINVAL, 0 },
+		{ "", -EINVAL, 0 }, { ".5", -EINVAL, 0 }, { "1s", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 }, { "1.0000000001", -EINVAL, 0 },
+	};
+	static const struct {
+		double v;
+		const char *unit, *out;
+	} si[] = {
+		{ 0, "pps", "0 pps" }, { 999, "pps", "999 pps" },
+		{ 999.6, "pps", "1.00 kpps" }, { 12345, "pps", "12.3 kpps" },
+		{ 150.2e6, "bit/s", "150 Mbit/s" }, { 9.4e9, "bit/s", "9.40 Gbit/s" },
+	};
+	char buf[32];
+	unsigned int i;
+
+	for (i = 0; i < MNL_ARRAY_SIZE(intervals); i++) {
+		uint64_t ns = 0;
+		int ret = ft_parse_interval(intervals[i].in, &ns);
+
+		ok(ret == intervals[i].ret && (ret || ns == intervals[i].ns),
+		   "interval '%s'", intervals[i].in);
+	}
+	for (i = 0; i < MNL_ARRAY_SIZE(si); i++) {
+		ft_si(si[i].v, si[i].unit, buf, sizeof(buf));
+		ok(!strcmp(buf, si[i].out), "si %g %s: '%s'", si[i].v, si[i].unit, buf);
+	}
+	ok(ft_rate(1000, 500000000ULL) == 2000, "rate: 1000 in 0.5 s is 2000/s");
+	ok(ft_rate(UINT64_MAX, 1000000000ULL) == (double)UINT64_MAX,
+	   "rate: a whole u64 in 1 s");
+	ok(ft_rate(5, 0) == 0, "rate: no time, no rate");
+}
+
 int main(void)
 {
 	test_json_strings();
+	test_rates();
 	test_json_docs();
 	test_parse();
 	test_flow_format();

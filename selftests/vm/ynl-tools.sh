@@ -1,29 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The kernel's own netlink tools, for selftests/ynl/ynl_cli.sh: the YNL
-# CLI (tools/net/ynl/cli.py and its lib/) and the netlink schemas
-# (Documentation/netlink/*.yaml, and specs/nlctrl.yaml for the family
-# controller), extracted once from Debian's linux-source tarball into
-# $CACHE/ynl-cli (linux-source-6.12 is installed with apt when the tarball is
-# missing, as checkpatch.sh does for 6.1).
+# The kernel's ynl tools (tools/net/ynl: ynl-gen-c.py, cli.py, lib/) and
+# netlink schemas (Documentation/netlink/*.yaml) from Debian's
+# linux-source-6.12, extracted once into $CACHE/ynl; prints that directory.
+# The source package is fetched with apt-get download when its tarball is
+# not installed, and nothing is installed on the host but python3-yaml and
+# python3-jsonschema (deps.sh).
 #
 # usage: ynl-tools.sh [--tree DIR]
-#   without --tree: make sure $CACHE/ynl-cli is there; print its path.
-#   --tree DIR: also lay out in DIR what the guest gets, the layout ynl's
-#   lib expects (the schema at <spec dir>/../genetlink.yaml):
-#     DIR/tools/net/ynl/cli.py, DIR/tools/net/ynl/lib/
-#     DIR/netlink/genetlink*.yaml
-#     DIR/netlink/specs/fasttrack.yaml (this tree's), nlctrl.yaml
-#     DIR/VERSION (the linux-source package it came from)
+# --tree DIR also lays out in DIR what a guest needs to run cli.py on our
+# spec (selftests/ynl/ynl_cli.sh), as ynl's lib expects it (the schema at
+# <spec dir>/../genetlink.yaml):
+#   DIR/tools/net/ynl/cli.py, DIR/tools/net/ynl/lib/
+#   DIR/netlink/genetlink*.yaml
+#   DIR/netlink/specs/fasttrack.yaml (this tree's), nlctrl.yaml
+#   DIR/VERSION (the source package)
 set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 
 SRC_PKG=linux-source-6.12
-TARBALL=/usr/src/$SRC_PKG.tar.xz
-MEMBERS="tools/net/ynl/cli.py tools/net/ynl/lib Documentation/netlink/genetlink.yaml
-	Documentation/netlink/genetlink-legacy.yaml Documentation/netlink/genetlink-c.yaml
-	Documentation/netlink/specs/nlctrl.yaml"
-dir=$CACHE/ynl-cli
+dir=$CACHE/ynl
 
 tree=
 case ${1:-} in
@@ -32,22 +28,28 @@ case ${1:-} in
 *) die "usage: ynl-tools.sh [--tree DIR]" ;;
 esac
 
-if [ ! -f "$dir/tools/net/ynl/cli.py" ]; then
-	if [ ! -f "$TARBALL" ]; then
-		log "installing $SRC_PKG for the YNL CLI"
-		DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "$SRC_PKG" >/dev/null ||
+if [ ! -f "$dir/.done" ]; then
+	bash "$VM_DIR/deps.sh"
+	tarball=/usr/src/$SRC_PKG.tar.xz
+	if [ ! -f "$tarball" ]; then
+		log "fetching $SRC_PKG for the ynl tools"
+		mkdir -p "$CACHE/debs"
+		(cd "$CACHE/debs" && apt-get -q download "$SRC_PKG" >/dev/null) ||
 			{ apt-get -q update >/dev/null &&
-				DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "$SRC_PKG" >/dev/null; }
+				(cd "$CACHE/debs" && apt-get -q download "$SRC_PKG" >/dev/null); }
+		rm -rf "$CACHE/debs/$SRC_PKG"
+		dpkg-deb -x "$(ls "$CACHE"/debs/"$SRC_PKG"_*.deb | tail -1)" "$CACHE/debs/$SRC_PKG"
+		tarball=$CACHE/debs/$SRC_PKG/usr/src/$SRC_PKG.tar.xz
+		ver=$(dpkg-deb -f "$(ls "$CACHE"/debs/"$SRC_PKG"_*.deb | tail -1)" Version)
+	else
+		ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null || echo unknown)
 	fi
-	rm -rf "$dir.tmp"
-	mkdir -p "$dir.tmp"
-	# shellcheck disable=SC2046,SC2086 # a list of members
-	tar -xJf "$TARBALL" -C "$dir.tmp" --strip-components=1 $(printf "$SRC_PKG/%s " $MEMBERS)
-	dpkg-query -W -f='${Package} ${Version}\n' "$SRC_PKG" >"$dir.tmp/VERSION" 2>/dev/null ||
-		echo "$SRC_PKG" >"$dir.tmp/VERSION"
 	rm -rf "$dir"
-	mv "$dir.tmp" "$dir"
-	log "YNL tools from $(cat "$dir/VERSION") in $dir"
+	mkdir -p "$dir"
+	tar -xJf "$tarball" -C "$dir" --strip-components=1 --wildcards \
+		"$SRC_PKG/tools/net/ynl" "$SRC_PKG/Documentation/netlink/*.yaml" >&2
+	echo "$SRC_PKG $ver" >"$dir/VERSION"
+	touch "$dir/.done"
 fi
 
 if [ -n "$tree" ]; then
@@ -58,6 +60,6 @@ if [ -n "$tree" ]; then
 	cp "$dir"/Documentation/netlink/*.yaml "$tree/netlink/"
 	cp "$dir/Documentation/netlink/specs/nlctrl.yaml" "$tree/netlink/specs/"
 	cp "$REPO/Documentation/netlink/specs/fasttrack.yaml" "$tree/netlink/specs/"
-	cp "$dir/VERSION" "$tree/VERSION"
+	cat "$dir/VERSION" 2>/dev/null >"$tree/VERSION" || echo "$SRC_PKG" >"$tree/VERSION"
 fi
 echo "$dir"

@@ -15,6 +15,15 @@
  * message. Replies may grow new attributes; readers must ignore the ones they
  * do not know.
  *
+ * Documentation/netlink/specs/fasttrack.yaml is the YNL spec of this API:
+ * the kernel's ynl tools give a client from it. This header and the
+ * module's policies are kept to match it (selftests/ynl/check-spec.py).
+ * Each command has its own policy: the checks below (ranges, masks,
+ * lengths) are done by the netlink core, which names the attribute and the
+ * allowed range in its extack (NLMSGERR_ATTR_OFFS, NLMSGERR_ATTR_POLICY).
+ * The genl header's reserved field must be 0 on kernels that check it
+ * (6.1 and later).
+ *
  * Families are a bit set (enum fasttrack_family_flags): FASTTRACK_F_IPV4,
  * FASTTRACK_F_IPV6. A device is named by FASTTRACK_A_IFINDEX or
  * FASTTRACK_A_IFNAME; when both are given they must name the same device.
@@ -25,8 +34,9 @@
  *   Request:
  *     FASTTRACK_A_IFINDEX   u32      device index, or
  *     FASTTRACK_A_IFNAME    string   device name (< IFNAMSIZ)
- *     FASTTRACK_A_FAMILIES  u32      bit set, default: all families;
- *                                    bits outside __FASTTRACK_F_ALL are rejected
+ *     FASTTRACK_A_FAMILIES  u32      bit set, default: all families; 0 and
+ *                                    bits outside FASTTRACK_F_IPV4 |
+ *                                    FASTTRACK_F_IPV6 are rejected
  *   Errors: ENODEV no such device; EOPNOTSUPP device is not Ethernet-like;
  *           EINVAL bad family bits; EPERM not permitted.
  *
@@ -36,6 +46,33 @@
  *   When no family is left, the device's hook and counters are released.
  *   Request: as FASTTRACK_CMD_DEV_ENABLE.
  *   Errors: ENODEV no such device; ENOENT device is not enabled.
+ *
+ * FASTTRACK_CMD_RULE_ADD (admin)
+ *   Enable by name: the module keeps the name or pattern, enables every
+ *   device of the namespace it matches now, and enables any device that
+ *   is registered, renamed or moved in later with a matching name. Adding
+ *   a rule that exists adds the families to it.
+ *   Request:
+ *     FASTTRACK_A_IFNAME    string   a device name or a shell glob (*, ?,
+ *                                    [...], [!...]) of at most 15 bytes
+ *     FASTTRACK_A_FAMILIES  u32      as for FASTTRACK_CMD_DEV_ENABLE
+ *   A pattern skips (and counts in FASTTRACK_A_STAT_RULE_SKIPPED) devices
+ *   that cannot be offloaded; a name that is not a pattern fails as
+ *   FASTTRACK_CMD_DEV_ENABLE does for such a device, and is kept if no
+ *   device has it yet.
+ *   Errors: EINVAL not a name; ENOSPC 256 rules exist; EOPNOTSUPP as above.
+ *
+ * FASTTRACK_CMD_RULE_DEL (admin)
+ *   Remove the families from the rule (default: all; the rule goes with
+ *   the last), and disable them on the devices it matches, unless another
+ *   rule gives a device those families too.
+ *   Request: as FASTTRACK_CMD_RULE_ADD.
+ *   Errors: ENOENT no such rule.
+ *
+ * FASTTRACK_CMD_RULE_GET (dump only)
+ *   The rules, in the order they were added, one message each:
+ *     FASTTRACK_A_IFNAME    string   the name or pattern
+ *     FASTTRACK_A_FAMILIES  u32
  *
  * FASTTRACK_CMD_DEV_GET
  *   Get one device (doit, named as above) or dump all enabled devices.
@@ -52,15 +89,17 @@
  *   Errors (doit): ENODEV no such device; ENOENT device is not enabled.
  *
  * FASTTRACK_CMD_STATS_GET
- *   Global statistics of the namespace.
- *   Request:
- *     FASTTRACK_A_STATS_PERCPU  flag  also send the per-CPU counters
+ *   doit: the global statistics of the namespace.
  *   Reply:
  *     FASTTRACK_A_STATS     nest  enum fasttrack_stats_attrs, each u64
- *     FASTTRACK_A_STATS_CPU nest, one per possible CPU, only on request:
- *       FASTTRACK_A_STAT_CPU  u32  the CPU
- *       and the counters of that CPU, as in FASTTRACK_A_STATS (without
- *       FASTTRACK_A_STAT_FLOWS, which is not per CPU)
+ *   dumpit: the counters of each possible CPU, one message per CPU:
+ *     FASTTRACK_A_CPU       u32   the CPU
+ *     FASTTRACK_A_STATS     nest  its counters, as above, without
+ *                                 FASTTRACK_A_STAT_FLOWS (not per CPU)
+ *   Deprecated (modules before the dump; the reply outgrows a message
+ *   beyond about 100 CPUs): the doit request FASTTRACK_A_STATS_PERCPU
+ *   (flag) adds a FASTTRACK_A_STATS_CPU nest per CPU to the reply, with
+ *   FASTTRACK_A_STAT_CPU (u32) and that CPU's counters.
  *
  * FASTTRACK_CMD_CONFIG_GET
  *   Reply: the settings below, each present.
@@ -82,7 +121,8 @@
  *   Errors: ERANGE value out of range (extack names the range).
  *
  * FASTTRACK_CMD_FLOW_GET (dump only, conntrack)
- *   Dump the cached flow directions, in the order they were learned; a
+ *   Dump the cached flow directions, in the order of their ids (a flow
+ *   gets the lowest free id; ids are reused once their flow is gone). A
  *   dump lists each flow once, also while flows come and go (flows learned
  *   during the dump may be missed, flows removed during it may be listed).
  *   Request filters, optional:
@@ -131,18 +171,23 @@
 #ifndef _UAPI_LINUX_FASTTRACK_H
 #define _UAPI_LINUX_FASTTRACK_H
 
-#define FASTTRACK_GENL_NAME	"fasttrack"
-#define FASTTRACK_GENL_VERSION	1
+#define FASTTRACK_FAMILY_NAME		"fasttrack"
+#define FASTTRACK_FAMILY_VERSION	1
+
+/* The names of the first version of this header. */
+#define FASTTRACK_GENL_NAME	FASTTRACK_FAMILY_NAME
+#define FASTTRACK_GENL_VERSION	FASTTRACK_FAMILY_VERSION
 
 #define FASTTRACK_MCGRP_EVENTS	"events"
 
-#define FASTTRACK_MAX_FLOWS_LIMIT	(16U * 1024 * 1024)
-#define FASTTRACK_TIMEOUT_LIMIT		(7U * 24 * 3600)
+#define FASTTRACK_MAX_FLOWS_LIMIT	16777216	/* 2^24 */
+#define FASTTRACK_TIMEOUT_LIMIT		604800		/* 7 days, in seconds */
 
 enum fasttrack_family_flags {
 	FASTTRACK_F_IPV4 = 1U << 0,
 	FASTTRACK_F_IPV6 = 1U << 1,
 
+	/* private: the defined bits, which may grow; kept for old users. */
 	__FASTTRACK_F_ALL = FASTTRACK_F_IPV4 | FASTTRACK_F_IPV6,
 };
 
@@ -158,6 +203,9 @@ enum fasttrack_cmd {
 	FASTTRACK_CMD_FLUSH,
 	FASTTRACK_CMD_FLOW_NEW,
 	FASTTRACK_CMD_FLOW_DEL,
+	FASTTRACK_CMD_RULE_ADD,
+	FASTTRACK_CMD_RULE_DEL,
+	FASTTRACK_CMD_RULE_GET,
 
 	__FASTTRACK_CMD_MAX
 };
@@ -181,6 +229,7 @@ enum fasttrack_attrs {
 	FASTTRACK_A_STATS_PERCPU,
 	FASTTRACK_A_STATS_CPU,
 	FASTTRACK_A_FLOW,
+	FASTTRACK_A_CPU,
 
 	__FASTTRACK_A_LAST
 };
@@ -227,7 +276,7 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_PUNT_MALFORMED,
 	FASTTRACK_A_STAT_PUNT_UNKNOWN,	/* not IPv4/IPv6 TCP/UDP, tagged, ... */
 	FASTTRACK_A_STAT_PUNT_STALE,	/* entry invalid: route/neigh/device */
-	FASTTRACK_A_STAT_CPU,		/* u32, in FASTTRACK_A_STATS_CPU only */
+	FASTTRACK_A_STAT_CPU,		/* u32, deprecated FASTTRACK_A_STATS_CPU */
 	FASTTRACK_A_STAT_ROUTE_CHANGED,	/* removed: route change */
 	FASTTRACK_A_STAT_NEIGH_CHANGED,	/* removed: next hop unusable */
 	FASTTRACK_A_STAT_FLUSHED,	/* removed: FASTTRACK_CMD_FLUSH */
@@ -245,6 +294,9 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_NOLEARN_NO_NEIGH, /* next hop not resolved */
 	FASTTRACK_A_STAT_NOLEARN_RACED,	/* state changed while it was routed */
 	FASTTRACK_A_STAT_ROUTE_REVALIDATED, /* kept: route looked up again */
+	FASTTRACK_A_STAT_RULE_SKIPPED,	/* a device a pattern matched that
+					 * cannot be offloaded
+					 */
 
 	__FASTTRACK_A_STAT_LAST
 };
@@ -294,6 +346,9 @@ enum fasttrack_flow_reason {
 	FASTTRACK_REASON_NEIGH,		/* next hop neighbour unusable */
 	FASTTRACK_REASON_FLUSH,		/* FASTTRACK_CMD_FLUSH */
 	FASTTRACK_REASON_RULESET,	/* the firewall ruleset changed */
+	FASTTRACK_REASON_NETNS,		/* the network namespace is going away,
+					 * or the module unloads
+					 */
 
 	__FASTTRACK_REASON_MAX
 };

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftctl: the enabled devices and their per-family counters, as
+ * FASTTRACK_CMD_DEV_GET reports them. Shared by show, save, the batch's
+ * "disable all" and the live rates.
+ */
+#ifndef FTCTL_DEV_H
+#define FTCTL_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+
+#include "ftctl.h"
+#include "parse.h"
+
+struct ft_devfam {
+	bool enabled;
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+struct ft_dev {
+	uint32_t ifindex;
+	char ifname[IFNAMSIZ];
+	struct ft_devfam fam[FT_NFAMILIES];	/* as ft_families[] */
+};
+
+struct dev_list {
+	struct ft_dev *devs;
+	size_t n, cap;
+};
+
+/*
+ * Every enabled device, sorted by ifindex, into @list (emptied first; the
+ * caller frees list->devs). Returns 0 or -errno, for ft_request_error().
+ */
+int ft_dev_list(struct ftctl *ft, struct dev_list *list);
+/* One device, by name, into @list. Returns 0 or -errno. */
+int ft_dev_get(struct ftctl *ft, const char *dev, struct dev_list *list);
+
+/* The FASTTRACK_F_* bits enabled on @d. */
+uint32_t ft_dev_families(const struct ft_dev *d);
+
+/* FASTTRACK_CMD_DEV_ENABLE or _DISABLE of @dev; families 0: none sent. */
+int ft_dev_request(struct ftctl *ft, uint8_t cmd, const char *dev,
+		   uint32_t families);
+
+/*
+ * Run @fn on every enabled device, in ifindex order, until it returns an
+ * error. Returns FT_OK or the error (said).
+ */
+int ft_each_dev(struct ftctl *ft,
+		int (*fn)(struct ftctl *ft, const struct ft_dev *d, void *data),
+		void *data);
+
+/*
+ * Disable @families of every enabled device, but for the families
+ * @keep(d, @data) returns (@keep may be NULL). A device that went away
+ * meanwhile counts as disabled. Returns FT_OK or FT_ERR (said).
+ */
+int ft_disable_all(struct ftctl *ft, uint32_t families,
+		   uint32_t (*keep)(const struct ft_dev *d, void *data),
+		   void *data);
+
+/* The "enable" lines of "ftctl save". Returns FT_OK or FT_ERR. */
+int ft_save_enables(struct ftctl *ft);
+
+/* For DEV_GET replies: one device into a struct dev_list. */
+int dev_cb(const struct nlmsghdr *nlh, void *data);
+void dev_list_reset(void *data);
+
+#endif /* FTCTL_DEV_H */
