@@ -30,6 +30,10 @@ import sys
 
 failed = False
 
+# Counters the module sends that this ftctl does not print yet: each is
+# named in the output rather than failed. Remove a name when ftctl has it.
+FTCTL_LACKS = {'rule_skipped'}
+
 
 def log_test(desc, ok, details=()):
     global failed
@@ -48,6 +52,16 @@ def load(path):
     except ValueError:
         # ftctl -j monitor: one document per line.
         return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def ftctl_strip(obj):
+    """ftctl's JSON without its own format version (json_schema_version,
+    ftctl(8)), which is not the module's."""
+    if isinstance(obj, list):
+        return [ftctl_strip(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: ftctl_strip(v) for k, v in obj.items() if k != 'json_schema_version'}
+    return obj
 
 
 def compare(desc, want, got, skip=()):
@@ -139,10 +153,17 @@ def kind_devs(desc, ynl, ft):
         compare('%s: %s' % (desc, want[i].get('ifname')), want[i], got[i])
 
 
+def known_gaps(desc, want, got):
+    for k in sorted(FTCTL_LACKS & (set(got) - set(want))):
+        print('INFO: %s: %s = %r from the module; ftctl does not print it yet' % (desc, k, got[k]))
+        del got[k]
+
+
 def kind_stats(desc, ynl, ft, spec=None):
     got = stats_map(ynl['stats'])
     want = flatten(ft)
     want.pop('per_cpu', None)
+    known_gaps(desc, want, got)
     compare(desc, want, got)
     if spec:
         import yaml
@@ -161,6 +182,7 @@ def per_cpu(desc, got_list, ft):
     log_test('%s: the same CPUs' % desc, sorted(got) == sorted(want) and got,
              ['ftctl: %s' % sorted(want), 'ynl:   %s' % sorted(got)])
     for cpu in sorted(set(got) & set(want)):
+        known_gaps('%s: cpu %d' % (desc, cpu), want[cpu], got[cpu])
         compare('%s: cpu %d' % (desc, cpu), want[cpu], got[cpu])
 
 
@@ -297,7 +319,7 @@ def run(kind, desc, ynl_path, ft_path, *args):
         return
     try:
         ynl = load(ynl_path)
-        ft = ft_path if kind == 'family' else load(ft_path)
+        ft = ft_path if kind == 'family' else ftctl_strip(load(ft_path))
     except (OSError, ValueError) as e:
         log_test(desc, False, ['cannot read the outputs: %s' % e])
         return
