@@ -31,11 +31,12 @@
 . "$(dirname "$0")/../lib_root.sh"
 
 require_cmd chroot mount ftctl
-[ -f /ynl/tools/net/ynl/cli.py ] || ft_skip "no YNL CLI in /ynl (selftests/vm/ynl-tools.sh --tree, as dkms-vm.sh does)"
 fp_init
+# dkms-vm.sh sets both up; without them the harness is broken: a failure.
+must test -f /ynl/tools/net/ynl/cli.py # selftests/vm/ynl-tools.sh --tree
 root_mount
-in_root python3 -c 'import yaml' >/dev/null 2>&1 ||
-	ft_skip "the shared root has no python3 with yaml (selftests/vm/deps.sh, sidroot.sh install python3-yaml)"
+# deps.sh on the host, sidroot.sh install for the sid root.
+must in_root python3 -c 'import yaml, jsonschema'
 log_info "YNL CLI from $(cat /ynl/VERSION), $(in_root python3 --version 2>&1) of the shared root"
 
 # W is the scratch directory as the root sees it, T as the guest does.
@@ -271,4 +272,8 @@ fi
 py "$W/ynl_compare.py" --batch "$W/jobs.tsv" || ret=$KSFT_FAIL
 
 check_dmesg_clean "no kernel warning"
-fp_exit
+if [ "$ret" = "$KSFT_FAIL" ]; then
+	kv=$(uname -r)
+	echo "reproduce: FP_SEED=$FP_SEED; from the host: make ynl-vm KERNELS=${kv%.*-*}"
+fi
+ft_exit
