@@ -16,13 +16,13 @@
 
 #include "fasttrack.h"
 
-static const enum ft_stat ft_parse_punt[] = {
-	[FT_PARSE_TCP_FLAGS]	= FT_STAT_PUNT_TCP_FLAGS,
-	[FT_PARSE_FRAGMENT]	= FT_STAT_PUNT_FRAGMENT,
-	[FT_PARSE_OPTIONS]	= FT_STAT_PUNT_OPTIONS,
-	[FT_PARSE_TTL]		= FT_STAT_PUNT_TTL,
-	[FT_PARSE_MALFORMED]	= FT_STAT_PUNT_MALFORMED,
-	[FT_PARSE_UNKNOWN]	= FT_STAT_PUNT_UNKNOWN,
+static const enum ft_punt ft_parse_punt[] = {
+	[FT_PARSE_TCP_FLAGS]	= FT_PUNT_TCP_FLAGS,
+	[FT_PARSE_FRAGMENT]	= FT_PUNT_FRAGMENT,
+	[FT_PARSE_OPTIONS]	= FT_PUNT_OPTIONS,
+	[FT_PARSE_TTL]		= FT_PUNT_TTL,
+	[FT_PARSE_MALFORMED]	= FT_PUNT_MALFORMED,
+	[FT_PARSE_UNKNOWN]	= FT_PUNT_UNKNOWN,
 };
 
 /*
@@ -37,16 +37,23 @@ struct ft_rx_mark {
 
 static DEFINE_PER_CPU(struct ft_rx_mark, ft_rx_mark);
 
-static unsigned int ft_punt(struct ft_net *fn, const struct sk_buff *skb,
-			    enum ft_stat reason)
+/* Hand @skb, received on @fd for @fam, to the stack, counted by reason. */
+static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
+			    const struct sk_buff *skb, enum ft_punt reason)
 {
+	struct ft_dev_stats_pcpu *ds = this_cpu_ptr(fd->stats);
 	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
+	struct ft_net *fn = fd->fn;
 
 	m->skb = skb;
 	m->state.mark = skb->mark;
 	m->state.priority = skb->priority;
 	ft_gens_read(fn, &m->state.gens);
-	ft_stat_inc(fn, reason);
+	ft_stat_inc(fn, ft_punt_stat[reason]);
+
+	u64_stats_update_begin(&ds->syncp);
+	u64_stats_inc(&ds->punted[fam][reason]);
+	u64_stats_update_end(&ds->syncp);
 	return NF_ACCEPT;
 }
 
@@ -371,22 +378,22 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 
 	/* A tagged frame on a trunk belongs to its VLAN device's hook. */
 	if (skb_vlan_tag_present(skb) || skb->pkt_type != PACKET_HOST)
-		return ft_punt(fn, skb, FT_STAT_PUNT_UNKNOWN);
+		return ft_punt(fd, fam, skb, FT_PUNT_UNKNOWN);
 	/* A bridge or bond port: its rx_handler decides, after this hook. */
 	if (unlikely(rcu_access_pointer(skb->dev->rx_handler)))
-		return ft_punt(fn, skb, FT_STAT_PUNT_PORT);
+		return ft_punt(fd, fam, skb, FT_PUNT_PORT);
 	if (unlikely(!ft_forwarding(skb->dev, fam)))
-		return ft_punt(fn, skb, FT_STAT_PUNT_NOT_FORWARDING);
+		return ft_punt(fd, fam, skb, FT_PUNT_NOT_FORWARDING);
 
 	res = ft_parse_skb(skb, fam, &pkt);
 	if (res != FT_PARSE_OK && res != FT_PARSE_TCP_FLAGS)
-		return ft_punt(fn, skb, ft_parse_punt[res]);
+		return ft_punt(fd, fam, skb, ft_parse_punt[res]);
 
 	flow = ft_flow_lookup(fn, &pkt.key);
 	if (!flow || flow->iif != skb->dev->ifindex ||
 	    test_bit(FT_FLOW_DEAD, &flow->flags))
-		return ft_punt(fn, skb, res == FT_PARSE_OK ?
-				FT_STAT_PUNT_NO_ENTRY : FT_STAT_PUNT_TCP_FLAGS);
+		return ft_punt(fd, fam, skb, res == FT_PARSE_OK ?
+				FT_PUNT_NO_ENTRY : FT_PUNT_TCP_FLAGS);
 
 	if (res == FT_PARSE_TCP_FLAGS) {
 		/* Let conntrack see the close or the new connection on a
@@ -394,18 +401,18 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 		 */
 		if (pkt.tcp_flags & (FT_TCP_FIN | FT_TCP_RST | FT_TCP_SYN))
 			ft_flow_teardown(fn, flow, FT_STAT_TORN_DOWN);
-		return ft_punt(fn, skb, FT_STAT_PUNT_TCP_FLAGS);
+		return ft_punt(fd, fam, skb, FT_PUNT_TCP_FLAGS);
 	}
 	if (!ft_flow_valid(fn, flow, skb))
-		return ft_punt(fn, skb, FT_STAT_PUNT_STALE);
+		return ft_punt(fd, fam, skb, FT_PUNT_STALE);
 
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))
-		return ft_punt(fn, skb, FT_STAT_PUNT_NOT_WRITABLE);
+		return ft_punt(fd, fam, skb, FT_PUNT_NOT_WRITABLE);
 	if (skb->len > flow->mtu &&
 	    !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, flow->mtu)))
-		return ft_punt(fn, skb, FT_STAT_PUNT_MTU);
+		return ft_punt(fd, fam, skb, FT_PUNT_MTU);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->nh->dev)))
-		return ft_punt(fn, skb, FT_STAT_PUNT_NOT_WRITABLE);
+		return ft_punt(fd, fam, skb, FT_PUNT_NOT_WRITABLE);
 
 	skb_forward_csum(skb);
 	if (fam == FT_FAM_V4)

@@ -131,9 +131,32 @@ struct ft_stats_pcpu {
 	struct u64_stats_sync syncp;
 };
 
+/*
+ * Why the fast path handed a packet to the stack: each reason is a global
+ * counter (ft_punt_stat[]) and a counter per device and family.
+ */
+enum ft_punt {
+	FT_PUNT_NO_ENTRY,
+	FT_PUNT_FRAGMENT,
+	FT_PUNT_OPTIONS,
+	FT_PUNT_TTL,
+	FT_PUNT_MTU,
+	FT_PUNT_TCP_FLAGS,
+	FT_PUNT_NOT_WRITABLE,
+	FT_PUNT_MALFORMED,
+	FT_PUNT_UNKNOWN,
+	FT_PUNT_STALE,
+	FT_PUNT_NOT_FORWARDING,
+	FT_PUNT_PORT,
+	FT_PUNT_NUM,
+};
+
+extern const enum ft_stat ft_punt_stat[FT_PUNT_NUM];
+
 struct ft_dev_stats_pcpu {
 	u64_stats_t packets[FT_FAM_NUM];
 	u64_stats_t bytes[FT_FAM_NUM];
+	u64_stats_t punted[FT_FAM_NUM][FT_PUNT_NUM];
 	struct u64_stats_sync syncp;
 };
 
@@ -337,6 +360,8 @@ void ft_stats_read_cpu(struct ft_net *fn, int cpu, u64 *out);
 u32 ft_stat_reason(enum ft_stat stat);
 void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
 		       u64 *packets, u64 *bytes);
+void ft_dev_punts_read(const struct ft_dev *fd, enum ft_fam fam,
+		       u64 punted[FT_PUNT_NUM]);
 
 /* gen.c */
 void ft_gen_init(struct ft_net *fn);
@@ -410,10 +435,28 @@ static inline void ft_flow_acct_add(struct ft_flow *flow, unsigned int len)
 }
 
 /* Which flows a flush or a dump is about: 0 / all families match all. */
+/* One connection's fields, as a flow direction receives them. */
+#define FT_MATCH_PROTO	BIT(0)
+#define FT_MATCH_SRC	BIT(1)
+#define FT_MATCH_DST	BIT(2)
+#define FT_MATCH_SPORT	BIT(3)
+#define FT_MATCH_DPORT	BIT(4)
+
+struct ft_match {
+	u8 fields;		/* FT_MATCH_*: those that count */
+	u8 l4proto;
+	u8 fam;			/* of src and dst */
+	__be16 sport;
+	__be16 dport;
+	union ft_addr src;
+	union ft_addr dst;
+};
+
 struct ft_filter {
 	int iif;
 	const struct net_device *dev;	/* ingress or egress */
 	u8 families;
+	struct ft_match match;
 };
 
 bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow);

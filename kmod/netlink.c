@@ -253,6 +253,67 @@ static int ft_nl_fill_rule(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
+static const u16 ft_stat_attr[FT_STAT_NUM] = {
+	[FT_STAT_LEARNED]		= FASTTRACK_A_STAT_LEARNED,
+	[FT_STAT_TABLE_FULL]		= FASTTRACK_A_STAT_TABLE_FULL,
+	[FT_STAT_EXPIRED]		= FASTTRACK_A_STAT_EXPIRED,
+	[FT_STAT_TORN_DOWN]		= FASTTRACK_A_STAT_TORN_DOWN,
+	[FT_STAT_CT_GONE]		= FASTTRACK_A_STAT_CT_GONE,
+	[FT_STAT_INVALIDATED]		= FASTTRACK_A_STAT_INVALIDATED,
+	[FT_STAT_FWD_PKTS]		= FASTTRACK_A_STAT_FORWARDED_PKTS,
+	[FT_STAT_FWD_BYTES]		= FASTTRACK_A_STAT_FORWARDED_BYTES,
+	[FT_STAT_PUNT_NO_ENTRY]		= FASTTRACK_A_STAT_PUNT_NO_ENTRY,
+	[FT_STAT_PUNT_FRAGMENT]		= FASTTRACK_A_STAT_PUNT_FRAGMENT,
+	[FT_STAT_PUNT_OPTIONS]		= FASTTRACK_A_STAT_PUNT_OPTIONS,
+	[FT_STAT_PUNT_TTL]		= FASTTRACK_A_STAT_PUNT_TTL,
+	[FT_STAT_PUNT_MTU]		= FASTTRACK_A_STAT_PUNT_MTU,
+	[FT_STAT_PUNT_TCP_FLAGS]	= FASTTRACK_A_STAT_PUNT_TCP_FLAGS,
+	[FT_STAT_PUNT_NOT_WRITABLE]	= FASTTRACK_A_STAT_PUNT_NOT_WRITABLE,
+	[FT_STAT_PUNT_MALFORMED]	= FASTTRACK_A_STAT_PUNT_MALFORMED,
+	[FT_STAT_PUNT_UNKNOWN]		= FASTTRACK_A_STAT_PUNT_UNKNOWN,
+	[FT_STAT_PUNT_STALE]		= FASTTRACK_A_STAT_PUNT_STALE,
+	[FT_STAT_ROUTE_CHANGED]		= FASTTRACK_A_STAT_ROUTE_CHANGED,
+	[FT_STAT_NEIGH_CHANGED]		= FASTTRACK_A_STAT_NEIGH_CHANGED,
+	[FT_STAT_FLUSHED]		= FASTTRACK_A_STAT_FLUSHED,
+	[FT_STAT_RULESET_CHANGED]	= FASTTRACK_A_STAT_RULESET_CHANGED,
+	[FT_STAT_PUNT_NOT_FORWARDING]	= FASTTRACK_A_STAT_PUNT_NOT_FORWARDING,
+	[FT_STAT_PUNT_PORT]		= FASTTRACK_A_STAT_PUNT_PORT,
+	[FT_STAT_NOLEARN_ZONE]		= FASTTRACK_A_STAT_NOLEARN_ZONE,
+	[FT_STAT_NOLEARN_HELPER]	= FASTTRACK_A_STAT_NOLEARN_HELPER,
+	[FT_STAT_NOLEARN_FLOWTABLE]	= FASTTRACK_A_STAT_NOLEARN_FLOWTABLE,
+	[FT_STAT_NOLEARN_LWTUNNEL]	= FASTTRACK_A_STAT_NOLEARN_LWTUNNEL,
+	[FT_STAT_NOLEARN_VRF]		= FASTTRACK_A_STAT_NOLEARN_VRF,
+	[FT_STAT_NOLEARN_XFRM]		= FASTTRACK_A_STAT_NOLEARN_XFRM,
+	[FT_STAT_NOLEARN_EGRESS_DEV]	= FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV,
+	[FT_STAT_NOLEARN_NO_NEIGH]	= FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,
+	[FT_STAT_NOLEARN_RACED]		= FASTTRACK_A_STAT_NOLEARN_RACED,
+	[FT_STAT_ROUTE_REVALIDATED]	= FASTTRACK_A_STAT_ROUTE_REVALIDATED,
+	[FT_STAT_RULE_SKIPPED]		= FASTTRACK_A_STAT_RULE_SKIPPED,
+};
+
+/* FASTTRACK_A_DEVFAM_PUNTED: the family's punts on the device, by reason. */
+static int ft_nl_put_punted(struct sk_buff *msg, const struct ft_dev *fd,
+			    enum ft_fam fam)
+{
+	u64 punted[FT_PUNT_NUM];
+	struct nlattr *nest;
+	int i;
+
+	ft_dev_punts_read(fd, fam, punted);
+	nest = nla_nest_start(msg, FASTTRACK_A_DEVFAM_PUNTED);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < FT_PUNT_NUM; i++) {
+		if (nla_put_u64_64bit(msg, ft_stat_attr[ft_punt_stat[i]],
+				      punted[i], FASTTRACK_A_STAT_PAD)) {
+			nla_nest_cancel(msg, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static int ft_nl_put_family(struct sk_buff *msg, const struct ft_dev *fd,
 			    enum ft_fam fam)
 {
@@ -269,7 +330,8 @@ static int ft_nl_put_family(struct sk_buff *msg, const struct ft_dev *fd,
 	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_PACKETS, packets,
 			      FASTTRACK_A_DEVFAM_PAD) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_BYTES, bytes,
-			      FASTTRACK_A_DEVFAM_PAD)) {
+			      FASTTRACK_A_DEVFAM_PAD) ||
+	    ft_nl_put_punted(msg, fd, fam)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -402,44 +464,6 @@ static int ft_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	cb->args[0] = idx;
 	return ft_nl_dump_ret(skb, err);
 }
-
-static const u16 ft_stat_attr[FT_STAT_NUM] = {
-	[FT_STAT_LEARNED]		= FASTTRACK_A_STAT_LEARNED,
-	[FT_STAT_TABLE_FULL]		= FASTTRACK_A_STAT_TABLE_FULL,
-	[FT_STAT_EXPIRED]		= FASTTRACK_A_STAT_EXPIRED,
-	[FT_STAT_TORN_DOWN]		= FASTTRACK_A_STAT_TORN_DOWN,
-	[FT_STAT_CT_GONE]		= FASTTRACK_A_STAT_CT_GONE,
-	[FT_STAT_INVALIDATED]		= FASTTRACK_A_STAT_INVALIDATED,
-	[FT_STAT_FWD_PKTS]		= FASTTRACK_A_STAT_FORWARDED_PKTS,
-	[FT_STAT_FWD_BYTES]		= FASTTRACK_A_STAT_FORWARDED_BYTES,
-	[FT_STAT_PUNT_NO_ENTRY]		= FASTTRACK_A_STAT_PUNT_NO_ENTRY,
-	[FT_STAT_PUNT_FRAGMENT]		= FASTTRACK_A_STAT_PUNT_FRAGMENT,
-	[FT_STAT_PUNT_OPTIONS]		= FASTTRACK_A_STAT_PUNT_OPTIONS,
-	[FT_STAT_PUNT_TTL]		= FASTTRACK_A_STAT_PUNT_TTL,
-	[FT_STAT_PUNT_MTU]		= FASTTRACK_A_STAT_PUNT_MTU,
-	[FT_STAT_PUNT_TCP_FLAGS]	= FASTTRACK_A_STAT_PUNT_TCP_FLAGS,
-	[FT_STAT_PUNT_NOT_WRITABLE]	= FASTTRACK_A_STAT_PUNT_NOT_WRITABLE,
-	[FT_STAT_PUNT_MALFORMED]	= FASTTRACK_A_STAT_PUNT_MALFORMED,
-	[FT_STAT_PUNT_UNKNOWN]		= FASTTRACK_A_STAT_PUNT_UNKNOWN,
-	[FT_STAT_PUNT_STALE]		= FASTTRACK_A_STAT_PUNT_STALE,
-	[FT_STAT_ROUTE_CHANGED]		= FASTTRACK_A_STAT_ROUTE_CHANGED,
-	[FT_STAT_NEIGH_CHANGED]		= FASTTRACK_A_STAT_NEIGH_CHANGED,
-	[FT_STAT_FLUSHED]		= FASTTRACK_A_STAT_FLUSHED,
-	[FT_STAT_RULESET_CHANGED]	= FASTTRACK_A_STAT_RULESET_CHANGED,
-	[FT_STAT_PUNT_NOT_FORWARDING]	= FASTTRACK_A_STAT_PUNT_NOT_FORWARDING,
-	[FT_STAT_PUNT_PORT]		= FASTTRACK_A_STAT_PUNT_PORT,
-	[FT_STAT_NOLEARN_ZONE]		= FASTTRACK_A_STAT_NOLEARN_ZONE,
-	[FT_STAT_NOLEARN_HELPER]	= FASTTRACK_A_STAT_NOLEARN_HELPER,
-	[FT_STAT_NOLEARN_FLOWTABLE]	= FASTTRACK_A_STAT_NOLEARN_FLOWTABLE,
-	[FT_STAT_NOLEARN_LWTUNNEL]	= FASTTRACK_A_STAT_NOLEARN_LWTUNNEL,
-	[FT_STAT_NOLEARN_VRF]		= FASTTRACK_A_STAT_NOLEARN_VRF,
-	[FT_STAT_NOLEARN_XFRM]		= FASTTRACK_A_STAT_NOLEARN_XFRM,
-	[FT_STAT_NOLEARN_EGRESS_DEV]	= FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV,
-	[FT_STAT_NOLEARN_NO_NEIGH]	= FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,
-	[FT_STAT_NOLEARN_RACED]		= FASTTRACK_A_STAT_NOLEARN_RACED,
-	[FT_STAT_ROUTE_REVALIDATED]	= FASTTRACK_A_STAT_ROUTE_REVALIDATED,
-	[FT_STAT_RULE_SKIPPED]		= FASTTRACK_A_STAT_RULE_SKIPPED,
-};
 
 static int ft_nl_put_counters(struct sk_buff *msg, const u64 *val)
 {
@@ -730,6 +754,73 @@ err:
 	nlmsg_free(msg);
 }
 
+/* An address of FASTTRACK_A_MATCH: 4 or 16 bytes, one family for both. */
+static int ft_nl_match_addr(const struct nlattr *attr, struct ft_match *m,
+			    union ft_addr *addr, struct netlink_ext_ack *extack)
+{
+	int len = nla_len(attr);
+	u8 fam;
+
+	if (len != sizeof(addr->ip) && len != sizeof(addr->in6)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an address is 4 (IPv4) or 16 (IPv6) bytes");
+		return -EINVAL;
+	}
+	fam = len == sizeof(addr->ip) ? FT_FAM_V4 : FT_FAM_V6;
+	if ((m->fields & (FT_MATCH_SRC | FT_MATCH_DST)) && m->fam != fam) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "source and destination are of different families");
+		return -EINVAL;
+	}
+	m->fam = fam;
+	memcpy(addr, nla_data(attr), len);
+	return 0;
+}
+
+/* FASTTRACK_A_MATCH, which the policy checked but for address lengths. */
+static int ft_nl_match(const struct nlattr *attr, struct ft_filter *f,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[FASTTRACK_A_FLOW_DPORT + 1];
+	struct ft_match *m = &f->match;
+	int err;
+
+	err = nla_parse_nested(tb, FASTTRACK_A_FLOW_DPORT, attr,
+			       fasttrack_flow_match_nl_policy, extack);
+	if (err)
+		return err;
+	if (tb[FASTTRACK_A_FLOW_PROTO]) {
+		m->l4proto = nla_get_u8(tb[FASTTRACK_A_FLOW_PROTO]);
+		m->fields |= FT_MATCH_PROTO;
+	}
+	if (tb[FASTTRACK_A_FLOW_SRC]) {
+		err = ft_nl_match_addr(tb[FASTTRACK_A_FLOW_SRC], m, &m->src,
+				       extack);
+		if (err)
+			return err;
+		m->fields |= FT_MATCH_SRC;
+	}
+	if (tb[FASTTRACK_A_FLOW_DST]) {
+		err = ft_nl_match_addr(tb[FASTTRACK_A_FLOW_DST], m, &m->dst,
+				       extack);
+		if (err)
+			return err;
+		m->fields |= FT_MATCH_DST;
+	}
+	if (tb[FASTTRACK_A_FLOW_SPORT]) {
+		m->sport = nla_get_be16(tb[FASTTRACK_A_FLOW_SPORT]);
+		m->fields |= FT_MATCH_SPORT;
+	}
+	if (tb[FASTTRACK_A_FLOW_DPORT]) {
+		m->dport = nla_get_be16(tb[FASTTRACK_A_FLOW_DPORT]);
+		m->fields |= FT_MATCH_DPORT;
+	}
+	/* An address names its family: the others' flows cannot match. */
+	if (m->fields & (FT_MATCH_SRC | FT_MATCH_DST))
+		f->families &= ft_fam_flag(m->fam);
+	return 0;
+}
+
 /* The filter of a dump or flush request; RTNL not needed. */
 static int ft_nl_filter(struct net *net, struct nlattr **attrs,
 			struct netlink_ext_ack *extack, struct ft_filter *f)
@@ -741,6 +832,11 @@ static int ft_nl_filter(struct net *net, struct nlattr **attrs,
 	err = ft_nl_families(attrs[FASTTRACK_A_FAMILIES], extack, &f->families);
 	if (err)
 		return err;
+	if (attrs[FASTTRACK_A_MATCH]) {
+		err = ft_nl_match(attrs[FASTTRACK_A_MATCH], f, extack);
+		if (err)
+			return err;
+	}
 	if (!attrs[FASTTRACK_A_IFINDEX] && !attrs[FASTTRACK_A_IFNAME])
 		return 0;
 
@@ -752,31 +848,44 @@ static int ft_nl_filter(struct net *net, struct nlattr **attrs,
 	return PTR_ERR_OR_ZERO(dev);
 }
 
+/*
+ * In cb->ctx, which is too small for a match: each part of the dump
+ * parses that again from the request, which the first part checked.
+ */
 struct ft_flow_dump {
-	struct ft_filter filter;
 	unsigned long next_id;
+	int iif;
+	u8 families;
 	bool started;
 };
 
 /*
- * The first part of a dump parses the request's filter, against the
- * dump's policy; parsing here rather than in a .start callback works with
- * every kernel's dump info layout.
+ * The request's filter, parsed against the dump's policy (here rather
+ * than in a .start callback, which works with every kernel's dump info
+ * layout). The first part looks the device up; the others keep its index.
  */
-static int ft_nl_flow_dump_begin(struct netlink_callback *cb,
-				 struct ft_flow_dump *d)
+static int ft_nl_flow_dump_filter(struct netlink_callback *cb,
+				  struct ft_flow_dump *d, struct ft_filter *f)
 {
-	struct nlattr *attrs[FASTTRACK_A_FAMILIES + 1];
+	struct nlattr *attrs[FASTTRACK_A_MATCH + 1];
 	int err;
 
 	err = ft_nl_dump_parse(cb, fasttrack_flow_get_nl_policy,
-			       FASTTRACK_A_FAMILIES, attrs);
+			       FASTTRACK_A_MATCH, attrs);
 	if (err)
 		return err;
-	err = ft_nl_filter(sock_net(cb->skb->sk), attrs, cb->extack,
-			   &d->filter);
+	if (d->started) {
+		memset(f, 0, sizeof(*f));
+		f->iif = d->iif;
+		f->families = d->families;
+		return attrs[FASTTRACK_A_MATCH] ?
+		       ft_nl_match(attrs[FASTTRACK_A_MATCH], f, cb->extack) : 0;
+	}
+	err = ft_nl_filter(sock_net(cb->skb->sk), attrs, cb->extack, f);
 	if (err)
 		return err;
+	d->iif = f->iif;
+	d->families = f->families;
 	d->next_id = 0;
 	d->started = true;
 	return 0;
@@ -786,16 +895,15 @@ static int ft_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ft_net *fn = ft_net(sock_net(skb->sk));
 	struct ft_flow_dump *d = (void *)cb->ctx;
+	struct ft_filter filter;
 	struct ft_flow *flow;
 	unsigned long id;
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*d) > sizeof(cb->ctx));
-	if (!d->started) {
-		err = ft_nl_flow_dump_begin(cb, d);
-		if (err)
-			return err;
-	}
+	err = ft_nl_flow_dump_filter(cb, d, &filter);
+	if (err)
+		return err;
 
 	rcu_read_lock();
 	for (;;) {
@@ -805,7 +913,7 @@ static int ft_nl_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		flow = ft_flow_next(fn, &id);
 		if (!flow)
 			break;
-		if (!ft_flow_live(flow) || !ft_filter_match(&d->filter, flow)) {
+		if (!ft_flow_live(flow) || !ft_filter_match(&filter, flow)) {
 			d->next_id = id;
 			continue;
 		}
@@ -891,7 +999,7 @@ static const struct genl_ops ft_genl_ops[] = {
 		.cmd		= FASTTRACK_CMD_FLOW_GET,
 		.dumpit		= ft_nl_flow_dump,
 		.policy		= fasttrack_flow_get_nl_policy,
-		.maxattr	= FASTTRACK_A_FAMILIES,
+		.maxattr	= FASTTRACK_A_MATCH,
 		/* Reveals connections, as conntrack -L does. */
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
@@ -899,7 +1007,7 @@ static const struct genl_ops ft_genl_ops[] = {
 		.cmd		= FASTTRACK_CMD_FLUSH,
 		.doit		= ft_nl_flush,
 		.policy		= fasttrack_flush_nl_policy,
-		.maxattr	= FASTTRACK_A_FAMILIES,
+		.maxattr	= FASTTRACK_A_MATCH,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{

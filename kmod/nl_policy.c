@@ -27,6 +27,15 @@ static struct netlink_range_validation fasttrack_a_cfg_udp_timeout_range __ro_af
 	.max	= FASTTRACK_TIMEOUT_LIMIT,
 };
 
+/* Common nested types */
+const struct nla_policy fasttrack_flow_match_nl_policy[FASTTRACK_A_FLOW_DPORT + 1] = {
+	[FASTTRACK_A_FLOW_PROTO] = { .type = NLA_U8, },
+	[FASTTRACK_A_FLOW_SRC] = { .type = NLA_BINARY, },
+	[FASTTRACK_A_FLOW_DST] = { .type = NLA_BINARY, },
+	[FASTTRACK_A_FLOW_SPORT] = { .type = NLA_U16, },
+	[FASTTRACK_A_FLOW_DPORT] = { .type = NLA_U16, },
+};
+
 /* FASTTRACK_CMD_DEV_ENABLE - do */
 const struct nla_policy fasttrack_dev_enable_nl_policy[FASTTRACK_A_FAMILIES + 1] = {
 	[FASTTRACK_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
@@ -65,17 +74,19 @@ const struct nla_policy fasttrack_config_set_nl_policy[FASTTRACK_A_CFG_SKIP_MASK
 };
 
 /* FASTTRACK_CMD_FLOW_GET - dump */
-const struct nla_policy fasttrack_flow_get_nl_policy[FASTTRACK_A_FAMILIES + 1] = {
+const struct nla_policy fasttrack_flow_get_nl_policy[FASTTRACK_A_MATCH + 1] = {
 	[FASTTRACK_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FASTTRACK_A_IFNAME] = { .type = NLA_NUL_STRING, .len = 15, },
 	[FASTTRACK_A_FAMILIES] = NLA_POLICY_MASK(NLA_U32, 0x3),
+	[FASTTRACK_A_MATCH] = NLA_POLICY_NESTED(fasttrack_flow_match_nl_policy),
 };
 
 /* FASTTRACK_CMD_FLUSH - do */
-const struct nla_policy fasttrack_flush_nl_policy[FASTTRACK_A_FAMILIES + 1] = {
+const struct nla_policy fasttrack_flush_nl_policy[FASTTRACK_A_MATCH + 1] = {
 	[FASTTRACK_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FASTTRACK_A_IFNAME] = { .type = NLA_NUL_STRING, .len = 15, },
 	[FASTTRACK_A_FAMILIES] = NLA_POLICY_MASK(NLA_U32, 0x3),
+	[FASTTRACK_A_MATCH] = NLA_POLICY_NESTED(fasttrack_flow_match_nl_policy),
 };
 
 /* FASTTRACK_CMD_RULE_ADD - do */

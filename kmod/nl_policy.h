@@ -14,8 +14,9 @@ extern const struct nla_policy fasttrack_dev_disable_nl_policy[FASTTRACK_A_FAMIL
 extern const struct nla_policy fasttrack_dev_get_nl_policy[FASTTRACK_A_IFNAME + 1];
 extern const struct nla_policy fasttrack_stats_get_nl_policy[FASTTRACK_A_STATS_PERCPU + 1];
 extern const struct nla_policy fasttrack_config_set_nl_policy[FASTTRACK_A_CFG_SKIP_MASK + 1];
-extern const struct nla_policy fasttrack_flow_get_nl_policy[FASTTRACK_A_FAMILIES + 1];
-extern const struct nla_policy fasttrack_flush_nl_policy[FASTTRACK_A_FAMILIES + 1];
+extern const struct nla_policy fasttrack_flow_match_nl_policy[FASTTRACK_A_FLOW_DPORT + 1];
+extern const struct nla_policy fasttrack_flow_get_nl_policy[FASTTRACK_A_MATCH + 1];
+extern const struct nla_policy fasttrack_flush_nl_policy[FASTTRACK_A_MATCH + 1];
 extern const struct nla_policy fasttrack_rule_add_nl_policy[FASTTRACK_A_FAMILIES + 1];
 extern const struct nla_policy fasttrack_rule_del_nl_policy[FASTTRACK_A_FAMILIES + 1];
 

@@ -87,3 +87,40 @@ void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
 		*bytes += b;
 	}
 }
+
+const enum ft_stat ft_punt_stat[FT_PUNT_NUM] = {
+	[FT_PUNT_NO_ENTRY]		= FT_STAT_PUNT_NO_ENTRY,
+	[FT_PUNT_FRAGMENT]		= FT_STAT_PUNT_FRAGMENT,
+	[FT_PUNT_OPTIONS]		= FT_STAT_PUNT_OPTIONS,
+	[FT_PUNT_TTL]			= FT_STAT_PUNT_TTL,
+	[FT_PUNT_MTU]			= FT_STAT_PUNT_MTU,
+	[FT_PUNT_TCP_FLAGS]		= FT_STAT_PUNT_TCP_FLAGS,
+	[FT_PUNT_NOT_WRITABLE]		= FT_STAT_PUNT_NOT_WRITABLE,
+	[FT_PUNT_MALFORMED]		= FT_STAT_PUNT_MALFORMED,
+	[FT_PUNT_UNKNOWN]		= FT_STAT_PUNT_UNKNOWN,
+	[FT_PUNT_STALE]			= FT_STAT_PUNT_STALE,
+	[FT_PUNT_NOT_FORWARDING]	= FT_STAT_PUNT_NOT_FORWARDING,
+	[FT_PUNT_PORT]			= FT_STAT_PUNT_PORT,
+};
+
+void ft_dev_punts_read(const struct ft_dev *fd, enum ft_fam fam,
+		       u64 punted[FT_PUNT_NUM])
+{
+	int cpu, i;
+
+	memset(punted, 0, sizeof(*punted) * FT_PUNT_NUM);
+	for_each_possible_cpu(cpu) {
+		const struct ft_dev_stats_pcpu *s = per_cpu_ptr(fd->stats, cpu);
+		u64 v[FT_PUNT_NUM];
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			for (i = 0; i < FT_PUNT_NUM; i++)
+				v[i] = u64_stats_read(&s->punted[fam][i]);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+
+		for (i = 0; i < FT_PUNT_NUM; i++)
+			punted[i] += v[i];
+	}
+}

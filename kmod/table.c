@@ -326,6 +326,24 @@ struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id)
 	return flow;
 }
 
+static bool ft_match_flow(const struct ft_match *m, const struct ft_key *k)
+{
+	size_t alen = k->fam == FT_FAM_V4 ? sizeof(k->src.ip) :
+		      sizeof(k->src.in6);
+
+	if ((m->fields & FT_MATCH_PROTO) && k->l4proto != m->l4proto)
+		return false;
+	if ((m->fields & (FT_MATCH_SRC | FT_MATCH_DST)) && k->fam != m->fam)
+		return false;
+	if ((m->fields & FT_MATCH_SRC) && memcmp(&k->src, &m->src, alen))
+		return false;
+	if ((m->fields & FT_MATCH_DST) && memcmp(&k->dst, &m->dst, alen))
+		return false;
+	if ((m->fields & FT_MATCH_SPORT) && k->sport != m->sport)
+		return false;
+	return !(m->fields & FT_MATCH_DPORT) || k->dport == m->dport;
+}
+
 bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow)
 {
 	if (!(f->families & ft_fam_flag(flow->key.fam)))
@@ -334,7 +352,7 @@ bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow)
 		return false;
 	if (f->dev && flow->iif != f->dev->ifindex && flow->nh->dev != f->dev)
 		return false;
-	return true;
+	return !f->match.fields || ft_match_flow(&f->match, &flow->key);
 }
 
 /*

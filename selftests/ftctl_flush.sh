@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# "ftctl flush" empties the flow table (all of it, one family, or the flows
-# of one device), counts what it dropped as "flushed", and the traffic goes
+# "ftctl flush" empties the flow table (all of it, one family, the flows
+# of one device, or one connection by its tuple, both directions of it,
+# as conntrack -D deletes), counts what it dropped as "flushed", and the traffic goes
 # on: a TCP stream flushed three times mid-transfer is learned again each
 # time, the fast path carries it again, and its data arrives intact.
 # shellcheck disable=SC3043
@@ -54,6 +55,29 @@ check_eq "flushed counts every direction" 8 "$(stat flushed)"
 check "flush of an empty table" ftc flush
 check_fail "flush dev of a missing device" "no such device: nosuchdev0" ftc flush dev nosuchdev0
 check_eq "nothing else was removed" "0 0 0 0" "$(ftc -j stats | fp_jget expired torn_down ct_gone invalidated)"
+
+# ---------------------------------------------- one connection --
+
+# tuple FAMILY: "src A sport P proto X" of a cached direction of FAMILY.
+tuple() {
+	ftc flows dump "$1" | awk -F '\t' 'NR == 1 { print "src", $5, "sport", $6, "proto", $3 }'
+}
+
+must ftc flush
+flushed=$(stat flushed)
+udp_flows
+t4=$(tuple ipv4)
+check "flush of a tuple no flow has" ftc flush src 198.18.99.99 proto udp
+check_output "... flushes nothing" 4 ftc_nflows
+# shellcheck disable=SC2086 # the tuple's words
+check "flush the IPv4 connection by one direction's tuple ($t4)" ftc flush $t4
+check_output "... takes both its directions" 0 ftc_nflows ipv4
+check_output "... and leaves the IPv6 connection" 2 ftc_nflows ipv6
+check_eq "... counting two directions" $((flushed + 2)) "$(stat flushed)"
+a6=$(ftc flows dump ipv6 | awk -F '\t' 'NR == 1 { print $7 }')
+check "flush addr $a6 (source or destination)" ftc flush addr "$a6" proto udp
+check_output "... takes the IPv6 connection" 0 ftc_nflows
+check_eq "... counting two directions" $((flushed + 4)) "$(stat flushed)"
 
 # ------------------------------------------------ under traffic --
 

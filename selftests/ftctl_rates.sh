@@ -155,6 +155,19 @@ ftc_check_grep "top: punts, namespace-wide" "$T/top.txt" "punted, all devices:"
 ftc_to "$T/show-r.json" -j show -r 0.2 -c 3
 check_eq "show -r 0.2 -c 3: three lines, every enabled device" "3 $C $S" \
 	"$(wc -l <"$T/show-r.json" | tr -d ' ') $(jq -r -s '[.[] | [.devices[].ifname] | join(" ")] | unique | join("|")' "$T/show-r.json")"
+
+# Punts per device and family: each one is also the namespace's, so with
+# every device that ever punted still enabled, they add up exactly.
+check_eq "the punts of each device and family add up to the namespace's" \
+	"$(ftc -j stats | jq -S -c '.punted')" \
+	"$(ftc -j show | jq -S -c '[.[] | .ipv4.punted, .ipv6.punted] |
+		reduce .[] as $p ({}; reduce ($p | keys[]) as $k (.; .[$k] += $p[$k]))')"
+check "$C's IPv4 punted packets without a flow (the first ones)" \
+	sh -c "ip netns exec $NS_ROUTER ftctl -j show $C | jq -e '.[0].ipv4.punted.no_entry > 0'"
+check "top -j: per family punts, by reason" \
+	jq -e -s '[.[] | .devices[] | .ipv4.punted_pps.no_entry | numbers] | length > 0' "$J"
+ftc_check_grep "top: punts per family" "$T/top.txt" "  punted: "
+
 must ftc disable "$S"
 check_fail "top of a device that is not enabled" "$S: fasttrack is not enabled" ftc top -c 1 "$S"
 check_fail "top -c 0" "invalid count '0'" ftc top -c 0

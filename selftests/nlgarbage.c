@@ -384,6 +384,9 @@ static const struct cmd_info cmds[FASTTRACK_CMD_MAX + 1] = {
 	[FASTTRACK_CMD_CONFIG_SET]	= { "CONFIG_SET", true, false, true },
 	[FASTTRACK_CMD_FLOW_GET]	= { "FLOW_GET", false, true, false },
 	[FASTTRACK_CMD_FLUSH]		= { "FLUSH", true, false, true },
+	[FASTTRACK_CMD_RULE_ADD]	= { "RULE_ADD", true, false, true },
+	[FASTTRACK_CMD_RULE_DEL]	= { "RULE_DEL", true, false, true },
+	[FASTTRACK_CMD_RULE_GET]	= { "RULE_GET", false, true, false },
 };
 
 static const char *cmd_name(uint8_t cmd)
@@ -671,9 +674,13 @@ static bool takes(uint8_t cmd, bool dump, uint16_t type)
 	switch (cmd) {
 	case FASTTRACK_CMD_DEV_ENABLE:
 	case FASTTRACK_CMD_DEV_DISABLE:
+		return dev || type == FASTTRACK_A_FAMILIES;
 	case FASTTRACK_CMD_FLOW_GET:
 	case FASTTRACK_CMD_FLUSH:
-		return dev || type == FASTTRACK_A_FAMILIES;
+		return dev || type == FASTTRACK_A_FAMILIES || type == FASTTRACK_A_MATCH;
+	case FASTTRACK_CMD_RULE_ADD:
+	case FASTTRACK_CMD_RULE_DEL:
+		return type == FASTTRACK_A_IFNAME || type == FASTTRACK_A_FAMILIES;
 	case FASTTRACK_CMD_DEV_GET:
 		return !dump && dev;
 	case FASTTRACK_CMD_STATS_GET:
@@ -715,6 +722,39 @@ static void garbage_foreign_attrs(const char *dev)
 			}
 		}
 	}
+}
+
+/* Connection matches with addresses of no family, or of two. */
+static void garbage_match(uint8_t cmd, bool dump)
+{
+	static const uint8_t addr[16] = { 198, 18, 22, 2 };
+	static const int bad_len[] = { 0, 1, 3, 5, 8, 15, 17 };
+	struct attrs m, a;
+	char what[96];
+	unsigned int i;
+
+	for (i = 0; i < N(bad_len); i++) {
+		m.len = 0;
+		put_attr(&m, i & 1 ? FASTTRACK_A_FLOW_DST : FASTTRACK_A_FLOW_SRC,
+			 addr, bad_len[i]);
+		a.len = 0;
+		put_nest(&a, FASTTRACK_A_MATCH, &m);
+		snprintf(what, sizeof(what), "MATCH with a %d-byte address", bad_len[i]);
+		try(MUST_FAIL, what, cmd, dump, &a, GENL_HDRLEN, 0);
+	}
+	m.len = 0;
+	put_attr(&m, FASTTRACK_A_FLOW_SRC, addr, 4);
+	put_attr(&m, FASTTRACK_A_FLOW_DST, addr, 16);
+	a.len = 0;
+	put_nest(&a, FASTTRACK_A_MATCH, &m);
+	try(MUST_FAIL, "MATCH with an IPv4 source and an IPv6 destination", cmd, dump,
+	    &a, GENL_HDRLEN, 0);
+	m.len = 0;
+	put_u32(&m, FASTTRACK_A_FLOW_ID, 1);
+	a.len = 0;
+	put_nest(&a, FASTTRACK_A_MATCH, &m);
+	try(MUST_FAIL, "MATCH with an id, which it does not take", cmd, dump, &a,
+	    GENL_HDRLEN, 0);
 }
 
 /* Values that are well-formed but wrong, against the commands using them. */
@@ -792,6 +832,7 @@ static void garbage_values(const char *dev, const struct state *st)
 		a.len = 0;
 		put_str(&a, FASTTRACK_A_IFNAME, "");
 		try(MUST_FAIL, "IFNAME \"\"", c, dump, &a, GENL_HDRLEN, 0);
+		garbage_match(c, dump);
 		/*
 		 * A filter on a device that does not exist: IFNAME is refused
 		 * with ENODEV, so IFINDEX must be too. IFINDEX 0 would be "no

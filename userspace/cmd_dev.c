@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <net/if.h>
 #include <linux/fasttrack.h>
 
@@ -15,6 +16,7 @@
 #include "json.h"
 #include "parse.h"
 #include "print.h"
+#include "rules.h"
 
 int ft_check_dev(struct ftctl *ft, const char *dev)
 {
@@ -84,9 +86,9 @@ static int parse_dev_args(struct ftctl *ft, int argc, char **argv,
 		return FT_OK;
 	}
 	a->dev = argv[i];
-	/* Forced: a device that does not exist is not enabled either. */
-	if (a->force && check_ifname(a->dev) == -ENODEV)
-		return FT_NOTHING;
+	/* A name no device has yet, or a pattern, may be a rule. */
+	if (check_ifname(a->dev) == -ENODEV)
+		return FT_OK;
 	return ft_check_dev(ft, a->dev);
 }
 
@@ -102,12 +104,6 @@ int ft_dev_request(struct ftctl *ft, uint8_t cmd, const char *dev,
 	if (families)
 		mnl_attr_put_u32(nlh, FASTTRACK_A_FAMILIES, families);
 	return nl_request(&ft->nl, nlh, NULL, NULL);
-}
-
-/* The kernel said the device is not enabled (or is gone). */
-static bool not_enabled(const struct ftctl *ft, int err)
-{
-	return ft->nl.kernel_err && (err == -ENOENT || err == -ENODEV);
 }
 
 int cmd_enable(struct ftctl *ft, int argc, char **argv)
@@ -126,11 +122,9 @@ int cmd_enable(struct ftctl *ft, int argc, char **argv)
 	if (ret)
 		return ret;
 	/* Enabling is additive, so enabling what is enabled succeeds. */
-	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_ENABLE, a.dev, a.families);
+	ret = ft_rule_change(ft, true, a.dev, a.families, false);
 	if (ret)
-		return ft_request_error(ft, ret, a.dev, NULL);
-	if (*ft->nl.ext_msg)
-		ft_warn("%s", ft->nl.ext_msg);
+		return ret;
 	ft_batch_enabled(ft, a.dev, a.families);
 	return FT_OK;
 }
@@ -156,7 +150,14 @@ struct disable_all {
 	uint32_t families;
 	uint32_t (*keep)(const struct ft_dev *d, void *data);
 	void *data;
+	struct rule_list rules;	/* those left: their devices stay */
 };
+
+/* The kernel said the device is not enabled (or is gone). */
+static bool not_enabled(const struct ftctl *ft, int err)
+{
+	return ft->nl.kernel_err && (err == -ENOENT || err == -ENODEV);
+}
 
 static int disable_one(struct ftctl *ft, const struct ft_dev *d, void *data)
 {
@@ -166,6 +167,7 @@ static int disable_one(struct ftctl *ft, const struct ft_dev *d, void *data)
 
 	if (da->keep)
 		drop &= ~da->keep(d, da->data);
+	drop &= ~ft_rules_families(&da->rules, d->ifname);
 	if (!drop)
 		return FT_OK;
 	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, d->ifname, drop);
@@ -175,13 +177,45 @@ static int disable_one(struct ftctl *ft, const struct ft_dev *d, void *data)
 	return FT_OK;
 }
 
+/* Remove @da->families from each rule but what @da->keep keeps of it. */
+static int disable_rules(struct ftctl *ft, struct disable_all *da)
+{
+	struct ft_dev as_dev = { 0 };
+	size_t i;
+	int ret;
+
+	ret = ft_rule_list(ft, &da->rules);
+	for (i = 0; !ret && i < da->rules.n; i++) {
+		struct ft_rule *r = &da->rules.rules[i];
+		uint32_t drop = r->families & da->families;
+
+		/* A rule is kept by the batch line that names it. */
+		snprintf(as_dev.ifname, sizeof(as_dev.ifname), "%s", r->pattern);
+		if (da->keep)
+			drop &= ~da->keep(&as_dev, da->data);
+		if (!drop)
+			continue;
+		ret = ft_dev_request(ft, FASTTRACK_CMD_RULE_DEL, r->pattern, drop);
+		if (ret && !not_enabled(ft, ret))
+			return ft_request_error(ft, ret, r->pattern, NULL);
+		r->families &= ~drop;
+		ret = 0;
+	}
+	return ret ? ft_request_error(ft, ret, NULL, NULL) : FT_OK;
+}
+
 int ft_disable_all(struct ftctl *ft, uint32_t families,
 		   uint32_t (*keep)(const struct ft_dev *d, void *data),
 		   void *data)
 {
-	struct disable_all da = { families, keep, data };
+	struct disable_all da = { families, keep, data, { 0 } };
+	int ret;
 
-	return ft_each_dev(ft, disable_one, &da);
+	ret = disable_rules(ft, &da);
+	if (!ret)
+		ret = ft_each_dev(ft, disable_one, &da);
+	free(da.rules.rules);
+	return ret;
 }
 
 int cmd_disable(struct ftctl *ft, int argc, char **argv)
@@ -190,10 +224,11 @@ int cmd_disable(struct ftctl *ft, int argc, char **argv)
 	int ret;
 
 	ret = parse_dev_args(ft, argc, argv, true, &a);
-	if (ret == FT_NOTHING)
-		return FT_OK;
 	if (ret)
 		return ret;
+	/* Forced: without the module, nothing is enabled. */
+	if (a.force && access("/sys/module/fasttrack", F_OK))
+		return FT_OK;
 
 	ret = ft_connect(ft);
 	if (ret)
@@ -207,14 +242,7 @@ int cmd_disable(struct ftctl *ft, int argc, char **argv)
 		return ft_disable_all(ft, a.families, NULL, NULL);
 	}
 
-	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, a.dev, a.families);
-	if (ret && a.force && not_enabled(ft, ret))
-		return FT_OK;
-	if (ret)
-		return ft_request_error(ft, ret, a.dev, NULL);
-	if (*ft->nl.ext_msg)
-		ft_warn("%s", ft->nl.ext_msg);
-	return FT_OK;
+	return ft_rule_change(ft, false, a.dev, a.families, a.force);
 }
 
 static int devfam_attr_cb(const struct nlattr *attr, void *data)
@@ -240,6 +268,8 @@ static int devfam_attr_cb(const struct nlattr *attr, void *data)
 			return nl_bad_reply();
 		f->bytes = nl_attr_get_uint(attr);
 		break;
+	case FASTTRACK_A_DEVFAM_PUNTED:
+		return ft_stats_parse(attr, &f->punted);
 	}
 	return MNL_CB_OK;
 }
@@ -343,30 +373,48 @@ int ft_dev_get(struct ftctl *ft, const char *dev, struct dev_list *list)
 	return nl_request(&ft->nl, nlh, dev_cb, list);
 }
 
-/*
- * "enable DEV [FAMILY]" for each enabled device, the form "ftctl -b"
- * reads back. A device with both families is "enable DEV".
- */
-static int save_enable(struct ftctl *ft, const struct ft_dev *d, void *data)
+/* "enable NAME [FAMILY]", the form "ftctl -b" reads back. */
+static void save_line(const char *name, uint32_t fams)
 {
-	uint32_t fams = ft_dev_families(d);
 	unsigned int f;
 
-	(void)ft;
-	(void)data;
 	if (fams == __FASTTRACK_F_ALL) {
-		printf("enable %s\n", d->ifname);
-		return FT_OK;
+		printf("enable %s\n", name);
+		return;
 	}
 	for (f = 0; f < FT_NFAMILIES; f++)
 		if (fams & ft_families[f].flag)
-			printf("enable %s %s\n", d->ifname, ft_families[f].name);
+			printf("enable %s %s\n", name, ft_families[f].name);
+}
+
+/* A device's families that no rule gives it: enabled by index. */
+static int save_enable(struct ftctl *ft, const struct ft_dev *d, void *data)
+{
+	uint32_t fams = ft_dev_families(d) & ~ft_rules_families(data, d->ifname);
+
+	(void)ft;
+	if (fams)
+		save_line(d->ifname, fams);
 	return FT_OK;
 }
 
+/* The rules, in their order, then what devices have beyond them. */
 int ft_save_enables(struct ftctl *ft)
 {
-	return ft_each_dev(ft, save_enable, NULL);
+	struct rule_list rules = { 0 };
+	size_t i;
+	int ret;
+
+	ret = ft_rule_list(ft, &rules);
+	if (ret) {
+		free(rules.rules);
+		return ft_request_error(ft, ret, NULL, NULL);
+	}
+	for (i = 0; i < rules.n; i++)
+		save_line(rules.rules[i].pattern, rules.rules[i].families);
+	ret = ft_each_dev(ft, save_enable, &rules);
+	free(rules.rules);
+	return ret;
 }
 
 uint32_t ft_dev_families(const struct ft_dev *d)
@@ -378,6 +426,24 @@ uint32_t ft_dev_families(const struct ft_dev *d)
 		if (d->fam[f].enabled)
 			fams |= ft_families[f].flag;
 	return fams;
+}
+
+/* "punted": {"no_entry": N, ...}, if the module counts them per device. */
+static void json_punted(struct json *j, const struct stats *punted)
+{
+	const struct stat_desc *s;
+	bool open = false;
+
+	for (s = ft_punted_stats; s->attr; s++) {
+		if (!punted->have[s->attr])
+			continue;
+		if (!open)
+			json_obj_open(j, "punted");
+		open = true;
+		json_u64(j, s->json, punted->val[s->attr]);
+	}
+	if (open)
+		json_obj_close(j);
 }
 
 static void print_json(const struct ftctl *ft, const struct dev_list *list)
@@ -399,6 +465,7 @@ static void print_json(const struct ftctl *ft, const struct dev_list *list)
 			json_bool(&j, "enabled", d->fam[f].enabled);
 			json_u64(&j, "packets", d->fam[f].packets);
 			json_u64(&j, "bytes", d->fam[f].bytes);
+			json_punted(&j, &d->fam[f].punted);
 			json_obj_close(&j);
 		}
 		json_obj_close(&j);
@@ -488,19 +555,87 @@ static void print_dump(const struct dev_list *list)
 }
 
 /*
- * [dump] [[dev] DEV], in any order. The keyword "dump" wins over a device
- * of that name, which "dev dump" reaches.
+ * The rules and the enabled devices each matches now:
+ *   rules:
+ *     vlan* ipv4 ipv6: vlan22 vlan2222
+ *     ppp0 ipv4: no device
+ * or in JSON, [{"name": "vlan*", "ipv4": true, "ipv6": true,
+ * "devices": ["vlan22", "vlan2222"]}, ...].
+ */
+static void print_rules(const struct ftctl *ft, const struct rule_list *rules,
+			const struct dev_list *list)
+{
+	struct json j;
+	unsigned int f;
+	size_t i, k;
+
+	if (ft->json) {
+		json_init(&j, stdout, ft->tty);
+		json_arr_open(&j, NULL);
+	} else if (rules->n) {
+		printf("rules:\n");
+	}
+	for (i = 0; i < rules->n; i++) {
+		const struct ft_rule *r = &rules->rules[i];
+		bool any = false;
+
+		if (ft->json) {
+			json_obj_open(&j, NULL);
+			json_str(&j, "name", r->pattern);
+			for (f = 0; f < FT_NFAMILIES; f++)
+				json_bool(&j, ft_families[f].name,
+					  r->families & ft_families[f].flag);
+			json_arr_open(&j, "devices");
+		} else {
+			printf("  %s", r->pattern);
+			for (f = 0; f < FT_NFAMILIES; f++)
+				if (r->families & ft_families[f].flag)
+					printf(" %s", ft_families[f].name);
+			putchar(':');
+		}
+		for (k = 0; k < list->n; k++) {
+			const struct rule_list one = { (struct ft_rule *)r, 1, 1, true };
+
+			if (!ft_rules_families(&one, list->devs[k].ifname))
+				continue;
+			if (ft->json)
+				json_str(&j, NULL, list->devs[k].ifname);
+			else
+				printf(" %s", list->devs[k].ifname);
+			any = true;
+		}
+		if (ft->json) {
+			json_arr_close(&j);
+			json_obj_close(&j);
+		} else {
+			printf("%s\n", any ? "" : " no device");
+		}
+	}
+	if (ft->json) {
+		json_arr_close(&j);
+		json_end(&j);
+	}
+}
+
+/*
+ * [dump] [[dev] DEV] or "rules", in any order. The keywords win over a
+ * device of that name, which "dev dump" reaches.
  */
 static int parse_show_args(struct ftctl *ft, int argc, char **argv,
-			   const char **dev, bool *dump)
+			   const char **dev, bool *dump, bool *rules)
 {
 	int i;
 
 	*dev = NULL;
 	*dump = false;
+	*rules = false;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "dump") && !*dump) {
 			*dump = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "rules") && !*rules && !*dev) {
+			*rules = true;
 			continue;
 		}
 		if (*dev)
@@ -514,14 +649,17 @@ static int parse_show_args(struct ftctl *ft, int argc, char **argv,
 	}
 	if (*dump && ft->json)
 		return ft_usage(ft, "'dump' is an output form of its own; it does not combine with -j");
+	if (*rules && (*dump || *dev))
+		return ft_usage(ft, "'show rules' takes no device and no 'dump'");
 	return *dev ? ft_check_dev(ft, *dev) : FT_OK;
 }
 
 int cmd_show(struct ftctl *ft, int argc, char **argv)
 {
+	struct rule_list rules = { 0 };
 	struct dev_list list = { 0 };
+	bool dump, show_rules;
 	const char *dev;
-	bool dump;
 	int i, ret;
 
 	/* "show -r": live rates, a command of its own. */
@@ -529,7 +667,7 @@ int cmd_show(struct ftctl *ft, int argc, char **argv)
 		if (!strcmp(argv[i], "-r") || !strcmp(argv[i], "--rate"))
 			return cmd_rates(ft, argc, argv);
 
-	ret = parse_show_args(ft, argc, argv, &dev, &dump);
+	ret = parse_show_args(ft, argc, argv, &dev, &dump, &show_rules);
 	if (ret)
 		return ret;
 
@@ -538,19 +676,26 @@ int cmd_show(struct ftctl *ft, int argc, char **argv)
 		return ret;
 
 	ret = dev ? ft_dev_get(ft, dev, &list) : ft_dev_list(ft, &list);
+	if (!ret && !dev && !dump)
+		ret = ft_rule_list(ft, &rules);
 	if (ret) {
 		ret = ft_request_error(ft, ret, dev, NULL);
 		goto out;
 	}
 
-	if (ft->json)
+	if (show_rules) {
+		print_rules(ft, &rules, &list);
+	} else if (ft->json) {
 		print_json(ft, &list);
-	else if (dump)
+	} else if (dump) {
 		print_dump(&list);
-	else
+	} else {
 		print_human(ft, &list);
+		print_rules(ft, &rules, &list);
+	}
 	ret = FT_OK;
 out:
+	free(rules.rules);
 	free(list.devs);
 	return ret;
 }

@@ -29,8 +29,8 @@ struct filter_addr {
 
 /*
  * The filter of "flows" and "flush". dev and families go to the kernel;
- * the tuple filters are applied here, to each direction as received,
- * since the kernel filters by device and family only.
+ * "flows" applies the tuple filters here, to each direction as received,
+ * which works with every module; "flush" sends them in FASTTRACK_A_MATCH.
  */
 struct flow_filter {
 	const char *dev;	/* ingress device, or NULL: all */
@@ -324,6 +324,82 @@ int cmd_flows(struct ftctl *ft, int argc, char **argv)
 	return FT_OK;
 }
 
+/* One match of a flush: a source and destination, ports, a protocol. */
+struct flush_match {
+	const struct filter_addr *src, *dst;
+	int sport, dport;
+};
+
+static void put_match(struct nlmsghdr *nlh, const struct flow_filter *flt,
+		      const struct flush_match *m)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, FASTTRACK_A_MATCH);
+
+	if (flt->proto >= 0)
+		mnl_attr_put_u8(nlh, FASTTRACK_A_FLOW_PROTO, flt->proto);
+	if (m->src && m->src->len)
+		mnl_attr_put(nlh, FASTTRACK_A_FLOW_SRC, m->src->len, m->src->a);
+	if (m->dst && m->dst->len)
+		mnl_attr_put(nlh, FASTTRACK_A_FLOW_DST, m->dst->len, m->dst->a);
+	if (m->sport >= 0)
+		mnl_attr_put_u16(nlh, FASTTRACK_A_FLOW_SPORT, htons(m->sport));
+	if (m->dport >= 0)
+		mnl_attr_put_u16(nlh, FASTTRACK_A_FLOW_DPORT, htons(m->dport));
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* Two filters on the same field can both hold only if they are equal. */
+static bool addr_compatible(const struct filter_addr *a, const struct filter_addr *b)
+{
+	return !a->len || !b->len || (a->len == b->len && !memcmp(a->a, b->a, a->len));
+}
+
+static bool port_compatible(int a, int b)
+{
+	return a < 0 || b < 0 || a == b;
+}
+
+/*
+ * The kernel matches fields together (AND); "addr" and "port" are either
+ * the source or the destination, so a flush with them is up to four
+ * requests, one per way, each flushing whole connections.
+ */
+static int flush_tuple(struct ftctl *ft, const struct flow_filter *flt)
+{
+	int a, p, ways_a = flt->addr.len ? 2 : 1, ways_p = flt->port >= 0 ? 2 : 1;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	for (a = 0; a < ways_a; a++) {
+		for (p = 0; p < ways_p; p++) {
+			struct flush_match m = { &flt->src, &flt->dst, flt->sport, flt->dport };
+
+			if (flt->addr.len) {
+				if (!addr_compatible(a ? &flt->dst : &flt->src, &flt->addr))
+					continue;
+				*(a ? &m.dst : &m.src) = &flt->addr;
+			}
+			if (flt->port >= 0) {
+				if (!port_compatible(p ? flt->dport : flt->sport, flt->port))
+					continue;
+				*(p ? &m.dport : &m.sport) = flt->port;
+			}
+			nlh = nl_msg(&ft->nl, FASTTRACK_CMD_FLUSH, 0);
+			put_filter(nlh, flt);
+			put_match(nlh, flt, &m);
+			ret = nl_request(&ft->nl, nlh, NULL, NULL);
+			if (ret && ft->nl.kernel_err &&
+			    nl_blamed_attr(&ft->nl) == FASTTRACK_A_MATCH) {
+				ft_err("flush: this fasttrack module flushes all flows, or a device's or a family's, not one connection (upgrade the module, or delete the connection from conntrack: conntrack -D -s ADDR ...)");
+				return FT_ERR;
+			}
+			if (ret)
+				return flow_request_error(ft, ret, flt->dev, "flush");
+		}
+	}
+	return FT_OK;
+}
+
 int cmd_flush(struct ftctl *ft, int argc, char **argv)
 {
 	struct flow_filter flt;
@@ -333,13 +409,11 @@ int cmd_flush(struct ftctl *ft, int argc, char **argv)
 	ret = parse_filter(ft, argc, argv, false, &flt);
 	if (ret)
 		return ret;
-	if (flt.tuple) {
-		ft_err("flush: this fasttrack module flushes all flows, or a device's or a family's, not one connection; to drop a connection and its cached flows, delete it from conntrack (conntrack -D -s ADDR ...)");
-		return FT_ERR;
-	}
 	ret = ft_connect(ft);
 	if (ret)
 		return ret;
+	if (flt.tuple)
+		return flush_tuple(ft, &flt);
 
 	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_FLUSH, 0);
 	put_filter(nlh, &flt);

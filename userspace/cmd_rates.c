@@ -12,8 +12,9 @@
  * not drift by the time the reads take.
  *
  * What the module does not count is not made up: netdev counters are per
- * device, not per family, and punts are counted per namespace, not per
- * device; both are shown as such.
+ * device, not per family, and are shown as such. Punts are per device and
+ * family (FASTTRACK_A_DEVFAM_PUNTED), and per namespace from a module
+ * older than those.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -212,7 +213,25 @@ struct dev_delta {
 	bool have_rx;
 	uint64_t rx_packets, rx_bytes;
 	uint64_t packets[FT_NFAMILIES], bytes[FT_NFAMILIES];
+	bool have_punted[FT_NFAMILIES];
+	uint64_t punted[FT_NFAMILIES][FASTTRACK_A_STAT_MAX + 1];
 };
+
+/* The punts of a family over the interval, by reason, if both samples have them. */
+static void punt_deltas(const struct ft_devfam *cur, const struct ft_devfam *prev,
+			bool *have, uint64_t *delta)
+{
+	const struct stat_desc *s;
+
+	*have = false;
+	for (s = ft_punted_stats; s->attr; s++) {
+		if (!cur->punted.have[s->attr] || !prev->punted.have[s->attr])
+			continue;
+		*have = true;
+		if (cur->punted.val[s->attr] >= prev->punted.val[s->attr])
+			delta[s->attr] = cur->punted.val[s->attr] - prev->punted.val[s->attr];
+	}
+}
 
 /*
  * @d's deltas since @prev. False when it cannot have any: new in this
@@ -237,6 +256,7 @@ static bool dev_delta(const struct sample *prev, const struct sample *cur,
 			return false;
 		dd->packets[f] = d->fam[f].packets - p->fam[f].packets;
 		dd->bytes[f] = d->fam[f].bytes - p->fam[f].bytes;
+		punt_deltas(&d->fam[f], &p->fam[f], &dd->have_punted[f], dd->punted[f]);
 	}
 	dd->have_rx = cur->have_rx[i] && prev->have_rx[pi] &&
 		      cur->rx[i].rx_packets >= prev->rx[pi].rx_packets &&
@@ -286,6 +306,18 @@ static void json_dev(struct json *j, const struct dev_delta *dd, uint64_t ns)
 		if (dd->have_rx && dd->rx_packets)
 			json_f64(j, "share_pct",
 				 100.0 * (double)dd->packets[f] / (double)dd->rx_packets, 2);
+		if (dd->have_punted[f]) {
+			const struct stat_desc *s;
+
+			json_obj_open(j, "punted");
+			for (s = ft_punted_stats; s->attr; s++)
+				json_u64(j, s->json, dd->punted[f][s->attr]);
+			json_obj_close(j);
+			json_obj_open(j, "punted_pps");
+			for (s = ft_punted_stats; s->attr; s++)
+				json_f64(j, s->json, ft_rate(dd->punted[f][s->attr], ns), 3);
+			json_obj_close(j);
+		}
 		json_obj_close(j);
 	}
 	json_obj_close(j);
@@ -328,6 +360,24 @@ static void print_json(const struct sample *prev, const struct sample *cur)
 	json_end(&j);
 }
 
+/* "  punted: no-entry 3/s stale 1/s", the reasons that moved, or "none". */
+static void print_punts(const uint64_t *delta, uint64_t ns)
+{
+	const struct stat_desc *s;
+	bool any = false;
+	char b[32];
+
+	printf("  punted:");
+	for (s = ft_punted_stats; s->attr; s++) {
+		if (!delta[s->attr])
+			continue;
+		printf(" %s %s", s->label, ft_si(ft_rate(delta[s->attr], ns), "/s", b, sizeof(b)));
+		any = true;
+	}
+	if (!any)
+		printf(" none");
+}
+
 /*
  * vlan22 (ifindex 5): received 12.5 kpps 151 Mbit/s
  *   ipv4 on   fast path 12.3 kpps 149 Mbit/s  98.4% of received
@@ -358,6 +408,8 @@ static void print_dev(const struct ftctl *ft, const struct dev_delta *dd,
 		if (dd->have_rx && dd->rx_packets)
 			printf("  %5.1f%% of received",
 			       100.0 * (double)dd->packets[f] / (double)dd->rx_packets);
+		if (dd->have_punted[f])
+			print_punts(dd->punted[f], ns);
 		putchar('\n');
 	}
 }

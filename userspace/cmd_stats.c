@@ -43,6 +43,7 @@ static const struct stat_desc flow_stats[] = {
 	{ FASTTRACK_A_STAT_FLUSHED,	"flushed",	"flushed", NULL },
 	{ FASTTRACK_A_STAT_RULESET_CHANGED, "ruleset_changed", "ruleset-changed", NULL },
 	{ FASTTRACK_A_STAT_ROUTE_REVALIDATED, "route_revalidated", "route-revalidated", NULL },
+	{ FASTTRACK_A_STAT_RULE_SKIPPED, "rule_skipped", "rule-skipped", NULL },
 	{ 0, NULL, NULL, NULL }
 };
 
@@ -226,6 +227,14 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	if (nl_parse(nlh, stats_attr_cb, data) < 0)
 		return MNL_CB_ERROR;
 	return MNL_CB_OK;
+}
+
+int ft_stats_parse(const struct nlattr *nest, struct stats *st)
+{
+	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0)
+		return nl_bad_reply();
+	return mnl_attr_parse_nested(nest, stat_attr_cb, st) < 0 ?
+	       MNL_CB_ERROR : MNL_CB_OK;
 }
 
 int ft_stats_read(struct ftctl *ft, struct stats *st)

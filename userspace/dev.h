@@ -14,11 +14,13 @@
 
 #include "ftctl.h"
 #include "parse.h"
+#include "stats.h"
 
 struct ft_devfam {
 	bool enabled;
 	uint64_t packets;
 	uint64_t bytes;
+	struct stats punted;	/* by reason; have[] empty: an older module */
 };
 
 struct ft_dev {

@@ -42,23 +42,31 @@ int cmd_top(struct ftctl *ft, int argc, char **argv)
 #define NEEDS_EVENTS	"watching flow events needs CAP_NET_ADMIN, as conntrack -E does"
 
 static const struct ft_cmd commands[] = {
-	{ "enable", cmd_enable, "DEV [ipv4|ipv6]",
-	  "turn the fast path on for a device",
+	{ "enable", cmd_enable, "DEV|PATTERN [ipv4|ipv6]",
+	  "turn the fast path on for a device, or devices by name",
 	  "Without a family, both ipv4 and ipv6 are enabled. Enabling is\n"
 	  "additive: families already enabled stay enabled, and enabling what\n"
-	  "is enabled succeeds.\n", NEEDS_ADMIN, false },
-	{ "disable", cmd_disable, "[-f] DEV|all [ipv4|ipv6]",
-	  "turn the fast path off for a device",
-	  "Without a family, every family is disabled and the device is\n"
-	  "released. Cached flows that entered through it are dropped.\n"
+	  "is enabled succeeds. The module keeps the name: a device created,\n"
+	  "re-created, renamed or moved in later with that name is enabled\n"
+	  "too. A PATTERN is a shell glob ('vlan*', 'ppp?', quoted), which\n"
+	  "skips devices that cannot be offloaded. At most 256 per netns.\n",
+	  NEEDS_ADMIN, false },
+	{ "disable", cmd_disable, "[-f] DEV|PATTERN|all [ipv4|ipv6]",
+	  "turn the fast path off for a device, or devices by name",
+	  "Removes the family (or every family) from the name or pattern and\n"
+	  "from the devices it matches, unless another one gives it too. A\n"
+	  "device with no family left is released; cached flows that entered\n"
+	  "through it are dropped.\n"
 	  "-f, --force: a device that is not enabled (or does not exist) is\n"
-	  "not an error. \"all\" disables every enabled device; in a batch\n"
+	  "not an error. \"all\" disables everything; in a batch\n"
 	  "(-b), it disables at the end of the batch what the lines after it\n"
 	  "did not enable, so that reloading a file changes only what changed.\n",
 	  NEEDS_ADMIN, false },
-	{ "show", cmd_show, "[dump] [[dev] DEV]",
+	{ "show", cmd_show, "[dump] [[dev] DEV] | rules",
 	  "show devices and their per-family counters",
-	  "Without DEV, every device that has fasttrack enabled is listed.\n"
+	  "Without DEV, every device that has fasttrack enabled is listed,\n"
+	  "then the names and patterns it was enabled by and the devices\n"
+	  "each matches (\"show rules\": those alone).\n"
 	  "\"dump\" prints one tab-separated line per device, for scripts:\n"
 	  "  ifname ifindex ipv4_enabled ipv4_packets ipv4_bytes\n"
 	  "  ipv6_enabled ipv6_packets ipv6_bytes\n"
@@ -96,9 +104,10 @@ static const struct ft_cmd commands[] = {
 	  "drop cached flows",
 	  "Drop every cached flow, or those entering through DEV, or those of\n"
 	  "a family. Their connections go on through the full stack and are\n"
-	  "learned again. The module cannot flush one connection yet: to drop\n"
-	  "one, delete it from conntrack (conntrack -D ...), which drops its\n"
-	  "cached flows too.\n", NEEDS_ADMIN, false },
+	  "learned again. The filters of \"flows\" (src, dst, addr, sport,\n"
+	  "dport, port, proto) flush the connections that have a direction\n"
+	  "matching them, as conntrack -D does: one connection, given its\n"
+	  "tuple.\n", NEEDS_ADMIN, false },
 	{ "monitor", cmd_monitor, "",
 	  "print flow events as they happen",
 	  "One line per flow direction learned (\"new\") or removed (\"del\",\n"
@@ -128,8 +137,8 @@ static const struct ft_cmd commands[] = {
 	  "Marks and masks are hex (0x...) or decimal.\n", NEEDS_ADMIN, false },
 	{ "save", cmd_save, "",
 	  "print the running state as commands for -b",
-	  "The settings (\"set\" lines) and the enabled devices (\"enable\"\n"
-	  "lines) after a \"disable all\", so that \"ftctl save > FILE\" and\n"
+	  "The settings (\"set\" lines) and the enabled names, patterns and\n"
+	  "devices (\"enable\" lines) after a \"disable all\", so that \"ftctl save > FILE\" and\n"
 	  "\"ftctl -b FILE\" restore exactly this state, and applying it twice\n"
 	  "changes nothing the second time.\n", NULL, false },
 	{ "help", cmd_help, "[COMMAND]",

@@ -30,4 +30,7 @@ struct stats {
 /* The totals of the namespace into @st. Returns 0 or -errno. */
 int ft_stats_read(struct ftctl *ft, struct stats *st);
 
+/* A nest of FASTTRACK_A_STAT_* counters into @st; MNL_CB_OK or _ERROR. */
+int ft_stats_parse(const struct nlattr *nest, struct stats *st);
+
 #endif /* FTCTL_STATS_H */

@@ -55,7 +55,8 @@ expect 2 "ftctl: missing device name" enable
 expect 2 "ftctl: missing device name" disable
 expect 2 "ftctl: unknown family 'ipv5' (expected ipv4 or ipv6)" enable lo ipv5
 expect 2 "ftctl: invalid device name" enable 0123456789abcdef
-expect 1 "ftctl: no such device: ftctl-nosuch0" enable ftctl-nosuch0
+# A name no device has yet is for the module to keep, not an error.
+expect 1 "ftctl: the fasttrack module is not loaded" enable ftctl-nosuch0
 expect 1 "ftctl: no such device: ftctl-nosuch0" show ftctl-nosuch0
 expect 2 "ftctl: unexpected argument 'x'" show lo x
 expect 2 "ftctl: unexpected argument 'x'" stats x
@@ -106,7 +107,7 @@ printf 'monitor\n' >"$bf"
 expect 2 "ftctl: $bf:1: 'monitor' is not a command for a batch" -b "$bf"
 printf 'top 1\n' >"$bf"
 expect 2 "ftctl: $bf:1: in a batch, live rates need -c COUNT" -b "$bf"
-printf 'enable ftctl-nosuch0\n' >"$bf"
+printf 'show ftctl-nosuch0\n' >"$bf"
 expect 1 "ftctl: $bf:1: no such device: ftctl-nosuch0" -b "$bf"
 printf 'set max-flows x\n' >"$bf"
 expect 2 "ftctl: $bf:1: invalid max-flows 'x'" -b "$bf"
@@ -127,7 +128,7 @@ expect 2 "ftctl: 'sport' given twice" flows sport 1 sport 2
 expect 2 "ftctl: missing value after 'addr'" flows addr
 expect 2 "ftctl: IPv4 and IPv6 addresses together match no flow" flows src 1.2.3.4 dst ::1
 expect 2 "ftctl: the address is IPv4, but only ipv6 was asked for" flows ipv6 src 1.2.3.4
-expect 1 "ftctl: flush: this fasttrack module flushes all flows, or a device's or a family's, not one connection" flush port 53
+expect 1 "ftctl: the fasttrack module is not loaded" flush port 53
 
 if [ -d /sys/module/fasttrack ]; then
 	echo "# fasttrack is loaded: skipping the not-loaded tests"
@@ -259,6 +260,7 @@ punted:
   flushed 24000
   ruleset-changed 25000
   route-revalidated 37000
+  rule-skipped 38000
 forwarded:
   packets 9000
   bytes 18446744073709551615
@@ -286,15 +288,15 @@ not-learned:
   no-neigh 35000
   raced 36000'
 	stats_prev_json='"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"route_changed":22000,"neigh_changed":23000,"flushed":24000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000}'
-	stats_json='"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"route_changed":22000,"neigh_changed":23000,"flushed":24000,"ruleset_changed":25000,"route_revalidated":37000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000,"not_forwarding":26000,"port":27000},"not_learned":{"zone":28000,"helper":29000,"flowtable":30000,"lwtunnel":31000,"vrf":32000,"xfrm":33000,"egress_dev":34000,"no_neigh":35000,"raced":36000}'
+	stats_json='"flows":2000,"learned":3000,"table_full":4000,"expired":5000,"torn_down":6000,"ct_gone":7000,"invalidated":8000,"route_changed":22000,"neigh_changed":23000,"flushed":24000,"ruleset_changed":25000,"route_revalidated":37000,"rule_skipped":38000,"forwarded":{"packets":9000,"bytes":18446744073709551615},"punted":{"no_entry":11000,"fragment":12000,"options":13000,"ttl":14000,"mtu":15000,"tcp_flags":16000,"not_writable":17000,"malformed":18000,"unknown":19000,"stale":20000,"not_forwarding":26000,"port":27000},"not_learned":{"zone":28000,"helper":29000,"flowtable":30000,"lwtunnel":31000,"vrf":32000,"xfrm":33000,"egress_dev":34000,"no_neigh":35000,"raced":36000}'
 	same 0 "$stats_text" stats
 	same 0 "{\"json_schema_version\":1,$stats_json}" -j stats
 	same 0 "$stats_text
 per-cpu:
-  cpu learned table-full expired torn-down ct-gone invalidated route-changed neigh-changed flushed ruleset-changed route-revalidated fwd-packets fwd-bytes no-entry fragment options ttl mtu tcp-flags not-writable malformed unknown stale not-forwarding port zone helper flowtable lwtunnel vrf xfrm egress-dev no-neigh raced
-  0 30 40 50 60 70 80 220 230 240 250 370 90 100 110 120 130 140 150 160 170 180 190 200 260 270 280 290 300 310 320 330 340 350 360
-  3 31 41 51 61 71 81 221 231 241 251 371 91 101 111 121 131 141 151 - - - - - 261 271 281 291 301 311 321 331 341 351 361" stats -s
-	same 0 "{\"json_schema_version\":1,$stats_json,\"per_cpu\":[{\"cpu\":0,\"learned\":30,\"table_full\":40,\"expired\":50,\"torn_down\":60,\"ct_gone\":70,\"invalidated\":80,\"route_changed\":220,\"neigh_changed\":230,\"flushed\":240,\"ruleset_changed\":250,\"route_revalidated\":370,\"forwarded\":{\"packets\":90,\"bytes\":100},\"punted\":{\"no_entry\":110,\"fragment\":120,\"options\":130,\"ttl\":140,\"mtu\":150,\"tcp_flags\":160,\"not_writable\":170,\"malformed\":180,\"unknown\":190,\"stale\":200,\"not_forwarding\":260,\"port\":270},\"not_learned\":{\"zone\":280,\"helper\":290,\"flowtable\":300,\"lwtunnel\":310,\"vrf\":320,\"xfrm\":330,\"egress_dev\":340,\"no_neigh\":350,\"raced\":360}},{\"cpu\":3,\"learned\":31,\"table_full\":41,\"expired\":51,\"torn_down\":61,\"ct_gone\":71,\"invalidated\":81,\"route_changed\":221,\"neigh_changed\":231,\"flushed\":241,\"ruleset_changed\":251,\"route_revalidated\":371,\"forwarded\":{\"packets\":91,\"bytes\":101},\"punted\":{\"no_entry\":111,\"fragment\":121,\"options\":131,\"ttl\":141,\"mtu\":151,\"not_forwarding\":261,\"port\":271},\"not_learned\":{\"zone\":281,\"helper\":291,\"flowtable\":301,\"lwtunnel\":311,\"vrf\":321,\"xfrm\":331,\"egress_dev\":341,\"no_neigh\":351,\"raced\":361}}]}" -j stats --per-cpu
+  cpu learned table-full expired torn-down ct-gone invalidated route-changed neigh-changed flushed ruleset-changed route-revalidated rule-skipped fwd-packets fwd-bytes no-entry fragment options ttl mtu tcp-flags not-writable malformed unknown stale not-forwarding port zone helper flowtable lwtunnel vrf xfrm egress-dev no-neigh raced
+  0 30 40 50 60 70 80 220 230 240 250 370 380 90 100 110 120 130 140 150 160 170 180 190 200 260 270 280 290 300 310 320 330 340 350 360
+  3 31 41 51 61 71 81 221 231 241 251 371 381 91 101 111 121 131 141 151 - - - - - 261 271 281 291 301 311 321 331 341 351 361" stats -s
+	same 0 "{\"json_schema_version\":1,$stats_json,\"per_cpu\":[{\"cpu\":0,\"learned\":30,\"table_full\":40,\"expired\":50,\"torn_down\":60,\"ct_gone\":70,\"invalidated\":80,\"route_changed\":220,\"neigh_changed\":230,\"flushed\":240,\"ruleset_changed\":250,\"route_revalidated\":370,\"rule_skipped\":380,\"forwarded\":{\"packets\":90,\"bytes\":100},\"punted\":{\"no_entry\":110,\"fragment\":120,\"options\":130,\"ttl\":140,\"mtu\":150,\"tcp_flags\":160,\"not_writable\":170,\"malformed\":180,\"unknown\":190,\"stale\":200,\"not_forwarding\":260,\"port\":270},\"not_learned\":{\"zone\":280,\"helper\":290,\"flowtable\":300,\"lwtunnel\":310,\"vrf\":320,\"xfrm\":330,\"egress_dev\":340,\"no_neigh\":350,\"raced\":360}},{\"cpu\":3,\"learned\":31,\"table_full\":41,\"expired\":51,\"torn_down\":61,\"ct_gone\":71,\"invalidated\":81,\"route_changed\":221,\"neigh_changed\":231,\"flushed\":241,\"ruleset_changed\":251,\"route_revalidated\":371,\"rule_skipped\":381,\"forwarded\":{\"packets\":91,\"bytes\":101},\"punted\":{\"no_entry\":111,\"fragment\":121,\"options\":131,\"ttl\":141,\"mtu\":151,\"not_forwarding\":261,\"port\":271},\"not_learned\":{\"zone\":281,\"helper\":291,\"flowtable\":301,\"lwtunnel\":311,\"vrf\":321,\"xfrm\":331,\"egress_dev\":341,\"no_neigh\":351,\"raced\":361}}]}" -j stats --per-cpu
 	# A module from before the not-learned counters: the rows and groups
 	# it does not send are left out, and so are their per-CPU columns.
 	MOCKENV=FTMOCK_NO_NOLEARN=1; same 0 "$stats_prev_text" stats
@@ -311,9 +313,9 @@ per-cpu:
 	MOCKENV=FTMOCK_NO_STATS_DUMP=1; mexpect 0 "mock: attr 13 (flag)" stats -s
 	MOCKENV=FTMOCK_NO_STATS_DUMP=1; same 0 "$stats_text
 per-cpu:
-  cpu learned table-full expired torn-down ct-gone invalidated route-changed neigh-changed flushed ruleset-changed route-revalidated fwd-packets fwd-bytes no-entry fragment options ttl mtu tcp-flags not-writable malformed unknown stale not-forwarding port zone helper flowtable lwtunnel vrf xfrm egress-dev no-neigh raced
-  0 30 40 50 60 70 80 220 230 240 250 370 90 100 110 120 130 140 150 160 170 180 190 200 260 270 280 290 300 310 320 330 340 350 360
-  3 31 41 51 61 71 81 221 231 241 251 371 91 101 111 121 131 141 151 - - - - - 261 271 281 291 301 311 321 331 341 351 361" stats -s
+  cpu learned table-full expired torn-down ct-gone invalidated route-changed neigh-changed flushed ruleset-changed route-revalidated rule-skipped fwd-packets fwd-bytes no-entry fragment options ttl mtu tcp-flags not-writable malformed unknown stale not-forwarding port zone helper flowtable lwtunnel vrf xfrm egress-dev no-neigh raced
+  0 30 40 50 60 70 80 220 230 240 250 370 380 90 100 110 120 130 140 150 160 170 180 190 200 260 270 280 290 300 310 320 330 340 350 360
+  3 31 41 51 61 71 81 221 231 241 251 371 381 91 101 111 121 131 141 151 - - - - - 261 271 281 291 301 311 321 331 341 351 361" stats -s
 	n=$((n + 1))
 	if LD_PRELOAD=$MOCK "$FTCTL" stats 2>&1 | grep -q "attr 13"; then
 		failed=$((failed + 1))
@@ -445,7 +447,32 @@ skip-mask 0xffffffff' get
 
 	# Kernel errors.
 	mexpect 1 "ftctl: lo: device is not Ethernet-like" enable lo
-	mexpect 1 "ftctl: no such device: ifb1" enable ifb1
+	# Flushing one connection: the fields go to the kernel as a match;
+	# "addr" and "port" (source or destination) become one flush per way.
+	mexpect 0 "mock: match 6/4" flush src 198.18.22.2 sport 40000 proto tcp
+	mexpect 0 "mock: match 8/2" flush src 198.18.22.2 sport 40000 proto tcp
+	mexpect 0 "mock: match 4/1" flush src 198.18.22.2 sport 40000 proto tcp
+	mexpect 0 "mock: match 7/16" flush dst 2001:db8::1
+	n=$((n + 1))
+	got=$(LD_PRELOAD=$MOCK "$FTCTL" flush addr 198.18.22.2 port 53 2>&1 | grep -c "^mock: FLUSH")
+	if [ "$got" = 4 ]; then
+		echo "ok $n - mock: flush addr and port are four flushes"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - mock: flush addr and port are four flushes: $got"
+	fi
+	MOCKENV=FTMOCK_NO_MATCH=1; mexpect 1 "ftctl: flush: this fasttrack module flushes all flows, or a device's or a family's, not one connection (upgrade the module" flush port 53
+	# Enables are name rules the module keeps; older modules enable devices.
+	mexpect 0 "mock: RULE_ADD" enable ifb1
+	mexpect 0 "ftctl: warning: ftctl-nosuch0 does not exist yet; it is enabled when it appears" enable ftctl-nosuch0
+	mexpect 0 "mock: RULE_ADD" enable "vlan*" ipv6
+	mexpect 0 "mock: RULE_DEL" disable "vlan*"
+	mexpect 1 "ftctl: vlan2*: no such name or pattern is enabled" disable "vlan2*"
+	MOCKENV=FTMOCK_NO_RULES=1; mexpect 1 "ftctl: no such device: ifb1" enable ifb1
+	MOCKENV=FTMOCK_NO_RULES=1; mexpect 0 "mock: DEV_ENABLE" enable eth0
+	MOCKENV=FTMOCK_NO_RULES=1; mexpect 1 "ftctl: this fasttrack module does not support patterns (upgrade the module)" enable "vlan*"
+	# Not a rule: a device enabled by index is disabled as a device.
+	mexpect 1 "mock: DEV_DISABLE" disable lo
 	mexpect 1 "ftctl: ifb0: fasttrack is not enabled on this device" show ifb0
 	mexpect 1 "ftctl: max-flows: integer out of range: it must be between 1 and 16777216" set max-flows 0
 	mexpect 1 "ftctl: tcp-timeout: value out of range" set udp-timeout 5 tcp-timeout 0
@@ -477,10 +504,11 @@ enable ifb1 ipv6' save
 		desc=$1 want=$2 in=$3
 		shift 3
 		n=$((n + 1))
-		got=$(printf "$in" | LD_PRELOAD=$MOCK "$FTCTL" "$@" 2>&1 >/dev/null |
+		# shellcheck disable=SC2086
+		got=$(printf "$in" | env $MOCKENV LD_PRELOAD="$MOCK" "$FTCTL" "$@" 2>&1 >/dev/null |
 			awk 'BEGIN { f = "-" } /^mock: IFNAME=/ { dev = substr($2, 8) }
 			     /^mock: attr 4=/ { f = substr($3, 3) }
-			     /^mock: DEV_(EN|DIS)ABLE/ { printf "%s%s %s %s", sep, $2, dev, f; sep = ", "; f = "-" }')
+			     /^mock: (DEV_(EN|DIS)ABLE|RULE_(ADD|DEL))/ { printf "%s%s %s %s", sep, $2, dev, f; sep = ", "; f = "-" }')
 		if [ "$got" = "$want" ]; then
 			echo "ok $n - mock: $desc"
 		else
@@ -489,12 +517,22 @@ enable ifb1 ipv6' save
 		fi
 	}
 	requests "batch: disable all keeps what the batch enables" \
-		'DEV_ENABLE eth1 2, DEV_ENABLE vlan22 3, DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2' \
+		'RULE_ADD eth1 2, RULE_ADD vlan22 3, DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2' \
 		'disable all\nenable eth1 ipv6\nenable vlan22\n' -b -
 	requests "batch: disable all ipv6 touches IPv6 only" \
-		'DEV_ENABLE eth0 2, DEV_DISABLE ifb1 2' 'disable all ipv6\nenable eth0 ipv6\n' -b -
+		'RULE_ADD eth0 2, DEV_DISABLE ifb1 2' 'disable all ipv6\nenable eth0 ipv6\n' -b -
 	requests "batch: an error (lo is refused): no disable at the end" \
-		'DEV_ENABLE eth1 2, DEV_ENABLE lo 3' 'disable all\nenable eth1 ipv6\nenable lo\n' -b -
+		'RULE_ADD eth1 2, RULE_ADD lo 3' 'disable all\nenable eth1 ipv6\nenable lo\n' -b -
+	# Rules the batch does not name go; devices a kept pattern matches stay.
+	MOCKENV=FTMOCK_RULES=1
+	requests "batch: disable all removes the rules it does not keep" \
+		'RULE_ADD vlan* 2, RULE_DEL eth0 3, DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2' \
+		'disable all\nenable vlan* ipv6\n' -b -
+	MOCKENV=FTMOCK_NO_RULES=1
+	requests "batch: a module from before rules enables devices" \
+		'DEV_ENABLE eth1 2, DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2' \
+		'disable all\nenable eth1 ipv6\n' -b -
+	MOCKENV=
 	requests "disable all, outside a batch, disables every device" \
 		'DEV_DISABLE eth0 3, DEV_DISABLE vlan"22\ 1, DEV_DISABLE ifb1 2' '' disable all
 	mexpect 1 "ftctl: eth1: fasttrack is not enabled on this device" disable eth1

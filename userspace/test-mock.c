@@ -27,6 +27,9 @@
  *   FTMOCK_NO_NOLEARN=1  a module from before the ruleset-changed,
  *                      not-forwarding, port and not-learned counters: its
  *                      last counter is FASTTRACK_A_STAT_FLUSHED
+ *   FTMOCK_NO_RULES=1  a module from before name rules (RULE_ADD, RULE_DEL)
+ *   FTMOCK_RULES=1     the module keeps the rules eth0 and vlan* (IPv6)
+ *   FTMOCK_NO_MATCH=1  a module from before FASTTRACK_A_MATCH (flush)
  *   FTMOCK_NO_STATS_DUMP=1  a module from before the per-CPU stats dump
  *                      (implied by the two above): per-CPU counters only
  *                      with FASTTRACK_A_STATS_PERCPU
@@ -364,6 +367,53 @@ static void handle_dev_get(const struct nlmsghdr *req, struct req_attrs *r)
 		r->tb[FASTTRACK_A_IFNAME]);
 }
 
+/*
+ * Name rules: ifb1 may be kept although no device has that name; only
+ * eth0 and vlan* are rules to remove. A module from before rules does not
+ * know the commands.
+ */
+static void handle_rule_change(const struct nlmsghdr *req, uint8_t cmd,
+			       struct req_attrs *r)
+{
+	const char *name = r->tb[FASTTRACK_A_IFNAME] ?
+			   mnl_attr_get_str(r->tb[FASTTRACK_A_IFNAME]) : "";
+
+	trace("%s", cmd == FASTTRACK_CMD_RULE_ADD ? "RULE_ADD" : "RULE_DEL");
+	new_reply();
+	if (env("FTMOCK_EPERM"))
+		put_ack(req, -EPERM, NULL, NULL);
+	else if (cmd == FASTTRACK_CMD_RULE_ADD && !strcmp(name, "lo"))
+		put_ack(req, -EOPNOTSUPP, "device is not Ethernet-like",
+			r->tb[FASTTRACK_A_IFNAME]);
+	else if (cmd == FASTTRACK_CMD_RULE_DEL && strcmp(name, "eth0") &&
+		 strcmp(name, "vlan*"))
+		put_ack(req, -ENOENT, "no such name or pattern is enabled",
+			r->tb[FASTTRACK_A_IFNAME]);
+	else
+		put_ack(req, 0, NULL, NULL);
+}
+
+/* The rule dump: none, or with FTMOCK_RULES eth0 and vlan* (IPv6). */
+static void handle_rule_get(const struct nlmsghdr *req)
+{
+	static const struct { const char *pattern; uint32_t families; } rules[] = {
+		{ "eth0", FASTTRACK_F_IPV4 | FASTTRACK_F_IPV6 },
+		{ "vlan*", FASTTRACK_F_IPV6 },
+	};
+	struct nlmsghdr *nlh;
+	unsigned int i;
+
+	trace("RULE_GET dump");
+	new_reply();
+	for (i = 0; env("FTMOCK_RULES") && i < MNL_ARRAY_SIZE(rules); i++) {
+		nlh = put_msg(req, MOCK_FAMILY, NLM_F_MULTI, FASTTRACK_CMD_RULE_GET);
+		mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, rules[i].pattern);
+		mnl_attr_put_u32(nlh, FASTTRACK_A_FAMILIES, rules[i].families);
+		end_msg(nlh);
+	}
+	put_done(req, 0);
+}
+
 static void handle_dev_change(const struct nlmsghdr *req, uint8_t cmd,
 			      struct req_attrs *r)
 {
@@ -677,10 +727,22 @@ static void handle_flow_get(const struct nlmsghdr *req, struct req_attrs *r)
 	dump_next();
 }
 
-static void handle_flush(const struct nlmsghdr *req)
+/* A flush; a match is traced field by field ("match TYPE/LEN"). */
+static void handle_flush(const struct nlmsghdr *req, struct req_attrs *r)
 {
+	const struct nlattr *a;
+
 	trace("FLUSH");
 	new_reply();
+	if (r->tb[FASTTRACK_A_MATCH] && env("FTMOCK_NO_MATCH")) {
+		put_ack(req, -EINVAL, "Unknown attribute type",
+			r->tb[FASTTRACK_A_MATCH]);
+		return;
+	}
+	if (r->tb[FASTTRACK_A_MATCH])
+		mnl_attr_for_each_nested(a, r->tb[FASTTRACK_A_MATCH])
+			trace("match %u/%u", mnl_attr_get_type(a),
+			      mnl_attr_get_payload_len(a));
 	if (env("FTMOCK_EPERM"))
 		put_ack(req, -EPERM, NULL, NULL);
 	else
@@ -791,6 +853,17 @@ static void handle(const struct nlmsghdr *req)
 	case FASTTRACK_CMD_DEV_DISABLE:
 		handle_dev_change(req, genl->cmd, &r);
 		break;
+	case FASTTRACK_CMD_RULE_ADD:
+	case FASTTRACK_CMD_RULE_DEL:
+		if (env("FTMOCK_OLD") || env("FTMOCK_NO_RULES"))
+			goto unknown;
+		handle_rule_change(req, genl->cmd, &r);
+		break;
+	case FASTTRACK_CMD_RULE_GET:
+		if (env("FTMOCK_OLD") || env("FTMOCK_NO_RULES"))
+			goto unknown;
+		handle_rule_get(req);
+		break;
 	case FASTTRACK_CMD_DEV_GET:
 		handle_dev_get(req, &r);
 		break;
@@ -805,7 +878,7 @@ static void handle(const struct nlmsghdr *req)
 	case FASTTRACK_CMD_FLUSH:
 		if (env("FTMOCK_OLD"))
 			goto unknown;
-		handle_flush(req);
+		handle_flush(req, &r);
 		break;
 	case FASTTRACK_CMD_CONFIG_GET:
 		handle_config_get(req);

@@ -85,6 +85,11 @@
  *       FASTTRACK_A_DEVFAM_PACKETS  u64  packets the fast path forwarded
  *                                        of those received on this device
  *       FASTTRACK_A_DEVFAM_BYTES    u64  their bytes (IP header onwards)
+ *       FASTTRACK_A_DEVFAM_PUNTED   nest the packets of this family received
+ *                                        on the device that the fast path
+ *                                        handed to the stack, by reason:
+ *                                        the FASTTRACK_A_STAT_PUNT_* u64
+ *                                        counters of FASTTRACK_A_STATS
  *     Both family nests are always present.
  *   Errors (doit): ENODEV no such device; ENOENT device is not enabled.
  *
@@ -128,6 +133,13 @@
  *   Request filters, optional:
  *     FASTTRACK_A_IFINDEX or FASTTRACK_A_IFNAME   ingress device
  *     FASTTRACK_A_FAMILIES                         default: all
+ *     FASTTRACK_A_MATCH  nest  the connections with a flow direction
+ *                              that has each field given, as received:
+ *       FASTTRACK_A_FLOW_PROTO  u8
+ *       FASTTRACK_A_FLOW_SRC    binary  4 or 16 bytes (only that family)
+ *       FASTTRACK_A_FLOW_DST    binary  4 or 16 bytes, as SRC if both
+ *       FASTTRACK_A_FLOW_SPORT  be16
+ *       FASTTRACK_A_FLOW_DPORT  be16
  *   Reply, one message per flow direction:
  *     FASTTRACK_A_FLOW  nest  enum fasttrack_flow_attrs
  *       FASTTRACK_A_FLOW_ID        u32   unique while the flow lives
@@ -156,7 +168,9 @@
  *
  * FASTTRACK_CMD_FLUSH (admin)
  *   Drop cached flows; their connections go back to the slow path and are
- *   learned again. Filters as FASTTRACK_CMD_FLOW_GET.
+ *   learned again. Filters as FASTTRACK_CMD_FLOW_GET; a flow that matches
+ *   drops both directions of its connection, so that a match on one
+ *   connection's tuple flushes that connection, as conntrack -D does.
  *
  * Multicast group FASTTRACK_MCGRP_EVENTS (conntrack): joining it needs
  * CAP_NET_ADMIN in the network namespace's user namespace on kernels that
@@ -230,6 +244,7 @@ enum fasttrack_attrs {
 	FASTTRACK_A_STATS_CPU,
 	FASTTRACK_A_FLOW,
 	FASTTRACK_A_CPU,
+	FASTTRACK_A_MATCH,
 
 	__FASTTRACK_A_LAST
 };
@@ -242,6 +257,7 @@ enum fasttrack_dev_family_attrs {
 	FASTTRACK_A_DEVFAM_ENABLED,
 	FASTTRACK_A_DEVFAM_PACKETS,
 	FASTTRACK_A_DEVFAM_BYTES,
+	FASTTRACK_A_DEVFAM_PUNTED,
 
 	__FASTTRACK_A_DEVFAM_LAST
 };
