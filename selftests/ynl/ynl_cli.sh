@@ -153,11 +153,16 @@ fp_rand mark 1 65535
 mark=$((mark & mask))
 [ "$mark" -ne 0 ] || mark=$mask
 cfg="{\"cfg-max-flows\": $maxf, \"cfg-tcp-timeout\": $tcpt, \"cfg-udp-timeout\": $udpt, \"cfg-skip-mark\": $mark, \"cfg-skip-mask\": $mask}"
-# Three requests in one netlink message (cli.py --multi).
-check "--multi: dev-enable vlan22 (by name), vlan2222 (ifindex $ifi2222, ipv4), config-set" \
+# Enable rules that match no device: a name and a pattern.
+rname=ynx$(ft_rand)
+rglob="yn$(ft_rand | cut -c1-6)[0-9]*"
+# Five requests in one netlink message (cli.py --multi).
+check "--multi: dev-enable vlan22 (by name), vlan2222 (ifindex $ifi2222, ipv4), config-set, 2 rule-add" \
 	ynl --multi dev-enable '{"ifname": "vlan22"}' \
 	--multi dev-enable "{\"ifindex\": $ifi2222, \"families\": [\"ipv4\"]}" \
-	--multi config-set "$cfg"
+	--multi config-set "$cfg" \
+	--multi rule-add "{\"ifname\": \"$rname\"}" \
+	--multi rule-add "{\"ifname\": \"$rglob\", \"families\": [\"ipv6\"]}"
 log_info "config-set $cfg"
 enabled() {
 	ftc -j show | fp_jget ifname=vlan22.ipv4.enabled ifname=vlan22.ipv6.enabled \
@@ -168,6 +173,10 @@ check_output "ftctl sees vlan22 both families, vlan2222 ipv4 only" "true true tr
 if ynl_to config --schema "$W/ynl/netlink/genetlink.yaml" --do config-get && ftj config.ft get; then
 	cmp_job config "config-get vs ftctl get" config "$W/config.ft.json" \
 		max_flows="$maxf" tcp_timeout="$tcpt" udp_timeout="$udpt" skip_mark="$mark" skip_mask="$mask"
+fi
+
+if ynl_to rules --dump rule-get && ftj rules.ft show rules; then
+	cmp_job rules "rule-get dump vs ftctl show rules" rules "$W/rules.ft.json"
 fi
 
 # -------------------------------------------------- negative, by policy --

@@ -17,6 +17,7 @@ KIND:
   flows    flow-get --dump          vs ftctl -j flows       ARG: min flows
   events   --subscribe events       vs ftctl -j monitor     ARG: port, the
                                     events expected for it ("new new del del")
+  rules    rule-get --dump          vs ftctl -j show rules
   family   nlctrl getfamily         vs the spec (FTCTL.json is the spec)
   schema   the spec (YNL.json) validates against genetlink.yaml (FTCTL.json)
 
@@ -29,10 +30,6 @@ import json
 import sys
 
 failed = False
-
-# Counters the module sends that this ftctl does not print yet: each is
-# named in the output rather than failed. Remove a name when ftctl has it.
-FTCTL_LACKS = {'rule_skipped'}
 
 
 def log_test(desc, ok, details=()):
@@ -111,7 +108,11 @@ def dev_map(d):
     for fam in ('ipv4', 'ipv6'):
         nest = d.get('dev-' + fam, {})
         for k, v in nest.items():
-            out['%s.%s' % (fam, k)] = bool(v) if k == 'enabled' else v
+            if k == 'punted':
+                for n, c in stats_map(v).items():
+                    out['%s.%s' % (fam, n)] = c
+            else:
+                out['%s.%s' % (fam, k)] = bool(v) if k == 'enabled' else v
     return out
 
 
@@ -153,17 +154,10 @@ def kind_devs(desc, ynl, ft):
         compare('%s: %s' % (desc, want[i].get('ifname')), want[i], got[i])
 
 
-def known_gaps(desc, want, got):
-    for k in sorted(FTCTL_LACKS & (set(got) - set(want))):
-        print('INFO: %s: %s = %r from the module; ftctl does not print it yet' % (desc, k, got[k]))
-        del got[k]
-
-
 def kind_stats(desc, ynl, ft, spec=None):
     got = stats_map(ynl['stats'])
     want = flatten(ft)
     want.pop('per_cpu', None)
-    known_gaps(desc, want, got)
     compare(desc, want, got)
     if spec:
         import yaml
@@ -182,7 +176,6 @@ def per_cpu(desc, got_list, ft):
     log_test('%s: the same CPUs' % desc, sorted(got) == sorted(want) and got,
              ['ftctl: %s' % sorted(want), 'ynl:   %s' % sorted(got)])
     for cpu in sorted(set(got) & set(want)):
-        known_gaps('%s: cpu %d' % (desc, cpu), want[cpu], got[cpu])
         compare('%s: cpu %d' % (desc, cpu), want[cpu], got[cpu])
 
 
@@ -259,6 +252,18 @@ def kind_events(desc, ynl, ft, port, expect):
                      g.get('reason') == 'torn-down', ['reason: %r' % g.get('reason')])
 
 
+def kind_rules(desc, ynl, ft):
+    got = [{'name': r.get('ifname'), 'ipv4': 'ipv4' in r.get('families', []),
+            'ipv6': 'ipv6' in r.get('families', [])} for r in ynl]
+    # devices: ftctl's own, from the enabled devices a rule matches.
+    want = [{k: v for k, v in r.items() if k != 'devices'} for r in ft]
+    log_test('%s: the same rules, in the same order' % desc,
+             [r['name'] for r in got] == [r['name'] for r in want] and got,
+             ['ftctl: %s' % [r['name'] for r in want], 'ynl:   %s' % [r['name'] for r in got]])
+    for g, w in zip(got, want):
+        compare('%s: %s' % (desc, w['name']), w, g)
+
+
 def kind_family(desc, ynl, spec_path):
     # The kernel's registered ops and groups (the family controller's
     # answer) against the spec's operations: ids, do/dump, permissions.
@@ -310,7 +315,7 @@ def schema(desc, spec_path, schema_path):
 
 KINDS = {'devs': kind_devs, 'stats': kind_stats, 'percpu': kind_percpu,
          'cpudump': kind_cpudump, 'config': kind_config, 'flows': kind_flows,
-         'events': kind_events, 'family': kind_family}
+         'events': kind_events, 'family': kind_family, 'rules': kind_rules}
 
 
 def run(kind, desc, ynl_path, ft_path, *args):
