@@ -132,7 +132,11 @@ def flow_map(f):
         elif k == 'dir':
             v = DIR.get(v, v)
         elif k in ('src', 'dst', 'nat-src', 'nat-dst'):
-            v = str(ipaddress.ip_address(bytes.fromhex(v)))
+            # Hex from cli.py; an address if the spec gets a display-hint.
+            try:
+                v = str(ipaddress.ip_address(v))
+            except ValueError:
+                v = str(ipaddress.ip_address(bytes.fromhex(v)))
         out[n] = v
     return out
 
