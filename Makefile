@@ -39,6 +39,7 @@ help:
 	@echo "make uninstall       remove what make install installed"
 	@echo "make dkms-install    register, build and install with DKMS (DKMS_KERNEL=...)"
 	@echo "make dkms-remove     remove this version from DKMS, for every kernel"
+	@echo "make deb             fasttrack-dkms and fasttrack-tools .debs in dist/, then lintian"
 	@echo "make dkms-test       a dkms add/build/install/remove round trip per kernel (host)"
 	@echo "make dkms-vm         the DKMS install flow, modprobe and a transfer, in a guest"
 
@@ -181,6 +182,28 @@ dkms-install:
 dkms-remove:
 	dkms remove -m fasttrack -v $(VERSION) --all
 	rm -rf /usr/src/fasttrack-$(VERSION)
+
+# The Debian packages, built by dpkg-buildpackage from a clean copy of the
+# tree (debian/ is the source package) into DEB_OUT, then lintian. The
+# build dependencies of debian/control are installed with apt if missing.
+DEB_OUT ?= $(CURDIR)/dist
+DEB_BUILD_DEPS = debhelper dh-dkms dpkg-dev fakeroot gcc make libc6-dev libmnl-dev pkg-config lintian
+LINTIAN ?= 1
+deb:
+	bash selftests/vm/deps.sh $(DEB_BUILD_DEPS)
+	rm -rf $(DEB_OUT)/build
+	mkdir -p $(DEB_OUT)/build/fasttrack-$(VERSION)
+	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude='*.a' --exclude=modules.order --exclude=Module.symvers \
+		--exclude=userspace/ftctl --exclude=userspace/ftctl-test --exclude=userspace/ftctl-mock.so \
+		Kbuild Makefile dkms.conf README.md kmod uapi userspace debian | \
+		tar -C $(DEB_OUT)/build/fasttrack-$(VERSION) -x
+	cd $(DEB_OUT)/build/fasttrack-$(VERSION) && dpkg-buildpackage -us -uc -b
+	mv $(DEB_OUT)/build/*.deb $(DEB_OUT)/build/*.changes $(DEB_OUT)/build/*.buildinfo $(DEB_OUT)/
+	rm -rf $(DEB_OUT)/build
+	@ls -1 $(DEB_OUT)/*_$(VERSION)_*.deb
+	[ "$(LINTIAN)" != 1 ] || lintian --info --display-info --fail-on error,warning \
+		$(DEB_OUT)/fasttrack_$(VERSION)_$$(dpkg --print-architecture).changes
 
 # dkms.conf against each kernel's headers, in throwaway trees on the host
 # (7.x in the sid chroot); see selftests/vm/dkms-test.sh.
