@@ -36,6 +36,7 @@ extra_cpio() {
 		tar -C "$x/src/fasttrack" -x
 	cp "$REPO/Makefile" "$x/src/fasttrack/"
 	install -m 0755 "$VM_DIR/dkms_install.sh" "$x/selftests/dkms_install.sh"
+	install -m 0644 "$VM_DIR/lib_dkmsroot.sh" "$x/selftests/lib_dkmsroot.sh"
 	printf 'KDIR=%s\n' "$2" >"$x/selftests/dkms.env"
 	(cd "$x" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$OUT/dkms/$1.cpio.gz"
 }
