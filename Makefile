@@ -12,6 +12,12 @@ KERNELS ?= 5.10 6.1 6.12 7.2
 # Of those, the kernels make check also runs the DKMS install flow on, in
 # a guest (selftests/vm/dkms-vm.sh).
 DKMS_KERNELS ?= 5.10 6.1 6.12 7.2
+# Of those, the one whose DKMS boot runs the Debian package test
+# (selftests/vm/deb_install.sh) in place of the make dkms-install flow:
+# one kernel, as each DKMS build takes minutes under TCG and CI's time is
+# short, and one the host root builds for, since the guest uses the host's
+# dpkg and dkms. DEB_KERNELS= runs the make dkms-install flow everywhere.
+DEB_KERNELS ?= 6.12
 T ?=
 # make bench and make demo boot one kernel: 6.12 unless KERNELS is given.
 BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.12)
@@ -42,6 +48,8 @@ help:
 	@echo "make deb             fasttrack-dkms and fasttrack-tools .debs in dist/, then lintian"
 	@echo "make dkms-test       a dkms add/build/install/remove round trip per kernel (host)"
 	@echo "make dkms-vm         the DKMS install flow, modprobe and a transfer, in a guest"
+	@echo "                     (the package test of make deb-vm instead on DEB_KERNELS=\"$(DEB_KERNELS)\")"
+	@echo "make deb-vm          the .debs installed, upgraded and purged in a guest"
 
 module:
 	@test -d "$(KDIR)" || { echo "error: no kernel headers at $(KDIR)." \
@@ -212,9 +220,18 @@ dkms-test:
 	bash selftests/vm/dkms-test.sh --kernels "$(KERNELS)"
 
 # make dkms-install, modprobe, ftctl enable, an offloaded transfer and
-# make dkms-remove, in a guest per kernel; see selftests/vm/dkms-vm.sh.
+# make dkms-remove, in a guest per kernel; on DEB_KERNELS, instead, the
+# packages of make deb installed, upgraded, used and purged. See
+# selftests/vm/dkms-vm.sh. make deb-vm runs only the package test.
+.PHONY: deb-vm
 dkms-vm:
-	bash selftests/vm/dkms-vm.sh --kernels "$(filter $(KERNELS),$(DKMS_KERNELS))"
+	FT_DEB_KERNELS="$(DEB_KERNELS)" bash selftests/vm/dkms-vm.sh \
+		--kernels "$(filter $(KERNELS),$(DKMS_KERNELS))"
+
+deb-vm:
+	FT_DEB_KERNELS="$(DEB_KERNELS)" FT_DKMS_TESTS="$${FT_DKMS_TESTS:-deb_install}" \
+		bash selftests/vm/dkms-vm.sh \
+		--kernels "$(DEB_KERNELS)"
 
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
