@@ -27,7 +27,7 @@
 # shellcheck source=/dev/null # written by dkms-vm.sh
 . "$(dirname "$0")/dkms.env"
 
-require_cmd modprobe rmmod modinfo depmod chroot mount ftctl
+require_cmd modprobe rmmod modinfo depmod chroot mount ftctl find sort awk cmp
 fp_init
 dkms_root_setup
 [ -n "${DEB_OLD:-}" ] && [ -n "${DEB_NEW:-}" ] || ft_skip "no packages in dkms.env (dkms-vm.sh builds them)"
@@ -43,7 +43,9 @@ rm -f "$R/var/lib/man-db/auto-update"
 must mkdir -p "$R/tmp/debs"
 must cp -r /debs/old /debs/new "$R/tmp/debs/"
 # What the root holds now; what the packages leave is measured against it.
-(cd "$UPPER" && find . | sort) >/tmp/upper.before
+# (awk, not comm: the guest's busybox has no comm.)
+upper_list() { (cd "$UPPER" && find . | sort) >"$1" && test -s "$1"; }
+must upper_list /tmp/upper.before
 
 # pkg_step DESC CMD...: dpkg (or apt-get) in the root, which must succeed;
 # its output goes to the log either way.
@@ -183,6 +185,7 @@ took "the service and the transfer"
 
 # ------------------------------------------------------------------ purge --
 in_root dpkg -L fasttrack-dkms fasttrack-tools 2>/dev/null | sort -u >/tmp/pkg.files
+must grep -qx /usr/sbin/ftctl /tmp/pkg.files
 check "rmmod fasttrack" rmmod fasttrack
 pkg_step "apt-get purge fasttrack-tools fasttrack-dkms" apt-get purge -y -q fasttrack-tools fasttrack-dkms
 check_eq "dpkg knows neither package any more" "" \
@@ -208,15 +211,20 @@ check_fail "modprobe fasttrack fails after the purge" "not found" modprobe fastt
 # dpkg's, apt's or the logs' own bookkeeping; directories that the root
 # has anyway do not count.
 rm -rf "$R/tmp/debs"
-(cd "$UPPER" && find . | sort) >/tmp/upper.after
-leftovers=$(comm -13 /tmp/upper.before /tmp/upper.after | while IFS= read -r p; do
-	p=${p#.}
-	case $p in
-	/var/lib/dpkg/* | /var/log/* | /var/cache/debconf/* | /var/cache/apt/* | /var/lib/apt/*) continue ;;
-	esac
-	[ -d "$UPPER$p" ] && [ -d "$LOWER$p" ] && continue
-	echo "$p"
-done)
+must upper_list /tmp/upper.after
+leftovers=$(awk 'NR == FNR { seen[$0] = 1; next } !seen[$0]' /tmp/upper.before /tmp/upper.after |
+	while IFS= read -r p; do
+		p=${p#.}
+		case $p in
+		/var/lib/dpkg/* | /var/log/* | /var/cache/debconf/* | /var/cache/apt/* | /var/lib/apt/*) continue ;;
+		# DKMS's own module signing key, made by the first build on a
+		# machine and shared by every DKMS module (and enrolled as a MOK
+		# for Secure Boot): dkms's, not ours, and it must stay.
+		/var/lib/dkms/mok.key | /var/lib/dkms/mok.pub) continue ;;
+		esac
+		[ -d "$UPPER$p" ] && [ -d "$LOWER$p" ] && continue
+		echo "$p"
+	done)
 check_eq "nothing else left in the root (the overlay's upper layer)" "" "$leftovers"
 
 took "the purge and its checks"
