@@ -15,13 +15,19 @@ DKMS_KERNELS ?= 5.10 6.1 6.12 7.2
 # Of those, the DKMS guests that also run the YNL CLI test
 # (selftests/ynl/ynl_cli.sh); see selftests/vm/dkms-vm.sh.
 YNL_KERNELS ?= 5.10 6.12
+# Of those, the one whose DKMS boot runs the Debian package test
+# (selftests/vm/deb_install.sh) in place of the make dkms-install flow:
+# one kernel, as each DKMS build takes minutes under TCG and CI's time is
+# short, and one the host root builds for, since the guest uses the host's
+# dpkg and dkms. DEB_KERNELS= runs the make dkms-install flow everywhere.
+DEB_KERNELS ?= 6.12
 T ?=
 # make bench and make demo boot one kernel: 6.12 unless KERNELS is given.
 BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.12)
 
 .PHONY: all module module-debug ftctl check vm-shell style sparse install \
-	install-module install-ftctl dkms-install dkms-remove clean help \
-	fuzz fuzz-short bench demo
+	install-module install-ftctl uninstall dkms-install dkms-remove clean help \
+	fuzz fuzz-short bench demo deb
 
 all: module ftctl
 
@@ -40,10 +46,15 @@ help:
 	@echo "make spec-check      the YNL spec against the uapi header and the policies"
 	@echo "make sparse          W=1 + sparse build against KDIR"
 	@echo "make install         install the module (depmod) and ftctl"
-	@echo "make dkms-install    register, build and install with DKMS"
+	@echo "make uninstall       remove what make install installed"
+	@echo "make dkms-install    register, build and install with DKMS (DKMS_KERNEL=...)"
+	@echo "make dkms-remove     remove this version from DKMS, for every kernel"
+	@echo "make deb             fasttrack-dkms and fasttrack-tools .debs in dist/, then lintian"
 	@echo "make dkms-test       a dkms add/build/install/remove round trip per kernel (host)"
 	@echo "make dkms-vm         the DKMS install flow, modprobe and a transfer, in a guest"
+	@echo "                     (the package test of make deb-vm instead on DEB_KERNELS=\"$(DEB_KERNELS)\")"
 	@echo "                     (and the YNL CLI test on YNL_KERNELS=\"$(YNL_KERNELS)\")"
+	@echo "make deb-vm          the .debs installed, upgraded and purged in a guest"
 	@echo "make ynl-vm          the kernel's YNL CLI against the module and ftctl (KERNELS=6.12)"
 
 module:
@@ -108,25 +119,110 @@ spec-check:
 
 install: install-module install-ftctl
 
+# Where make install puts ftctl's files; make uninstall removes them.
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+USERSPACE_DIRS = PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR) MANDIR=$(MANDIR) \
+	COMPLETIONDIR=$(PREFIX)/share/bash-completion/completions \
+	ZSHCOMPLETIONDIR=$(PREFIX)/share/zsh/vendor-completions \
+	SYSCONFDIR=$(SYSCONFDIR) SYSTEMDUNITDIR=$(SYSTEMDUNITDIR) \
+	IFUPDOWNDIR=$(SYSCONFDIR)/network/if-pre-up.d
+# The kernel install-module installs for: KDIR's, or the running one.
+KERNELRELEASE_KDIR = $(if $(filter-out $(KDIR),/lib/modules/$(KERNELRELEASE_HOST)/build),$(shell \
+	$(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null),$(KERNELRELEASE_HOST))
+
 install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(if $(filter-out $(KDIR),/lib/modules/$(KERNELRELEASE_HOST)/build),,$(KERNELRELEASE_HOST))
 
 install-ftctl: ftctl
-	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C userspace install $(USERSPACE_DIRS)
 
+# What make install installed: the module of that kernel (KDIR's, or the
+# running one) and ftctl's files, and this version's DKMS registration
+# (make dkms-remove) if there is one. The configuration goes only if it
+# is still the default one; an edited file is the operator's.
+uninstall:
+	rm -f $(addprefix $(DESTDIR)/lib/modules/$(KERNELRELEASE_KDIR)/updates/,fasttrack.ko \
+		fasttrack.ko.xz fasttrack.ko.zst fasttrack.ko.gz)
+	-[ -n "$(DESTDIR)" ] || depmod -a $(KERNELRELEASE_KDIR)
+	rm -f $(DESTDIR)$(SBINDIR)/ftctl $(DESTDIR)$(MANDIR)/man8/ftctl.8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ftctl \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_ftctl \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/fasttrack.service \
+		$(DESTDIR)$(SYSCONFDIR)/network/if-pre-up.d/fasttrack
+	if cmp -s userspace/fasttrack.conf $(DESTDIR)$(SYSCONFDIR)/fasttrack.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/fasttrack.conf; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/fasttrack.conf ]; then \
+		echo "kept $(DESTDIR)$(SYSCONFDIR)/fasttrack.conf: it was edited"; \
+	fi
+	if [ -z "$(DESTDIR)" ] && command -v dkms >/dev/null && \
+			dkms status -m fasttrack -v $(VERSION) 2>/dev/null | grep -q .; then \
+		$(MAKE) dkms-remove; \
+	fi
+
+# DKMS, for one kernel (DKMS_KERNEL, default the running one): this
+# version's build for that kernel is replaced, from a fresh copy of the
+# source; its builds for other kernels stay. Other versions of fasttrack
+# are removed (two registered versions would fight over every kernel),
+# and this one is installed in their place for each kernel they were
+# installed for, where its headers are. make dkms-remove removes this
+# version for every kernel.
+DKMS_KERNEL ?= $(KERNELRELEASE_HOST)
 dkms-install:
-	dkms remove -m fasttrack -v $(VERSION) --all >/dev/null 2>&1 || true
-	rm -rf /usr/src/fasttrack-$(VERSION)
-	mkdir -p /usr/src/fasttrack-$(VERSION)
-	cp -r Kbuild dkms.conf kmod uapi /usr/src/fasttrack-$(VERSION)/
-	dkms add -m fasttrack -v $(VERSION)
-	dkms build -m fasttrack -v $(VERSION)
-	dkms install -m fasttrack -v $(VERSION)
+	@set -e; \
+	status=$$(dkms status -m fasttrack 2>/dev/null); \
+	others=$$(echo "$$status" | \
+		sed -n 's|^fasttrack/\([^,]*\), \([^,]*\), [^:]*: installed.*|\1 \2|p' | \
+		awk '$$1 != "$(VERSION)"'); \
+	for v in $$(echo "$$status" | sed -n 's|^fasttrack/\([^,:]*\)[,:].*|\1|p' | \
+			grep -vxF "$(VERSION)" | sort -u); do \
+		echo "dkms: removing fasttrack $$v (replaced by $(VERSION))"; \
+		dkms remove -m fasttrack -v "$$v" --all; \
+		rm -rf "/usr/src/fasttrack-$$v"; \
+	done; \
+	if dkms status -m fasttrack -v $(VERSION) -k $(DKMS_KERNEL) 2>/dev/null | grep -q .; then \
+		dkms remove -m fasttrack -v $(VERSION) -k $(DKMS_KERNEL); \
+	fi; \
+	rm -rf /usr/src/fasttrack-$(VERSION); \
+	mkdir -p /usr/src/fasttrack-$(VERSION); \
+	cp -r Kbuild dkms.conf kmod uapi /usr/src/fasttrack-$(VERSION)/; \
+	dkms status -m fasttrack -v $(VERSION) 2>/dev/null | grep -q . || \
+		dkms add -m fasttrack -v $(VERSION); \
+	dkms build -m fasttrack -v $(VERSION) -k $(DKMS_KERNEL); \
+	dkms install -m fasttrack -v $(VERSION) -k $(DKMS_KERNEL); \
+	for k in $$(echo "$$others" | awk 'NF && $$2 != "$(DKMS_KERNEL)" { print $$2 }' | sort -u); do \
+		dkms install -m fasttrack -v $(VERSION) -k "$$k" || \
+			echo "dkms: fasttrack $(VERSION) not installed for $$k (headers missing?)"; \
+	done
 
 dkms-remove:
 	dkms remove -m fasttrack -v $(VERSION) --all
 	rm -rf /usr/src/fasttrack-$(VERSION)
+
+# The Debian packages, built by dpkg-buildpackage from a clean copy of the
+# tree (debian/ is the source package) into DEB_OUT, then lintian. The
+# build dependencies of debian/control are installed with apt if missing.
+DEB_OUT ?= $(CURDIR)/dist
+DEB_BUILD_DEPS = debhelper dh-dkms dpkg-dev fakeroot gcc make libc6-dev libmnl-dev pkg-config lintian
+LINTIAN ?= 1
+deb:
+	bash selftests/vm/deps.sh $(DEB_BUILD_DEPS)
+	rm -rf $(DEB_OUT)/build
+	mkdir -p $(DEB_OUT)/build/fasttrack-$(VERSION)
+	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude='*.a' --exclude=modules.order --exclude=Module.symvers \
+		--exclude=userspace/ftctl --exclude=userspace/ftctl-test --exclude=userspace/ftctl-mock.so \
+		Kbuild Makefile dkms.conf README.md kmod uapi userspace debian | \
+		tar -C $(DEB_OUT)/build/fasttrack-$(VERSION) -x
+	cd $(DEB_OUT)/build/fasttrack-$(VERSION) && dpkg-buildpackage -us -uc -b
+	mv $(DEB_OUT)/build/*.deb $(DEB_OUT)/build/*.changes $(DEB_OUT)/build/*.buildinfo $(DEB_OUT)/
+	rm -rf $(DEB_OUT)/build
+	@ls -1 $(DEB_OUT)/*_$(VERSION)_*.deb
+	[ "$(LINTIAN)" != 1 ] || lintian --info --display-info --fail-on error,warning \
+		$(DEB_OUT)/fasttrack_$(VERSION)_$$(dpkg --print-architecture).changes
 
 # dkms.conf against each kernel's headers, in throwaway trees on the host
 # (7.x in the sid chroot); see selftests/vm/dkms-test.sh.
@@ -135,15 +231,24 @@ dkms-test:
 	bash selftests/vm/dkms-test.sh --kernels "$(KERNELS)"
 
 # make dkms-install, modprobe, ftctl enable, an offloaded transfer and
-# make dkms-remove, in a guest per kernel; see selftests/vm/dkms-vm.sh.
+# make dkms-remove, in a guest per kernel; on DEB_KERNELS, instead, the
+# packages of make deb installed, upgraded, used and purged. See
+# selftests/vm/dkms-vm.sh. make deb-vm runs only the package test.
+.PHONY: deb-vm
 dkms-vm:
-	YNL_KERNELS="$(YNL_KERNELS)" bash selftests/vm/dkms-vm.sh --kernels "$(filter $(KERNELS),$(DKMS_KERNELS))"
+	FT_DEB_KERNELS="$(DEB_KERNELS)" YNL_KERNELS="$(YNL_KERNELS)" bash selftests/vm/dkms-vm.sh \
+		--kernels "$(filter $(KERNELS),$(DKMS_KERNELS))"
+
+deb-vm:
+	FT_DEB_KERNELS="$(DEB_KERNELS)" FT_DKMS_TESTS="$${FT_DKMS_TESTS:-deb_install}" \
+		bash selftests/vm/dkms-vm.sh \
+		--kernels "$(DEB_KERNELS)"
 
 # The kernel's YNL CLI against the module and ftctl (selftests/ynl/), alone,
 # in a DKMS-style guest per kernel (KERNELS, default 6.12).
 .PHONY: ynl-vm
 ynl-vm:
-	DKMS_VM_TESTS=ynl_cli bash selftests/vm/dkms-vm.sh --kernels "$(BENCH_KERNELS)"
+	FT_DKMS_TESTS=ynl_cli bash selftests/vm/dkms-vm.sh --kernels "$(BENCH_KERNELS)"
 
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -21,10 +21,13 @@ must ip -n "$NS_ROUTER" link set vlan22 up
 
 check "ftctl --version" in_router ftctl --version
 check "ftctl --help" in_router ftctl --help
-check_fail "enable a non-existent device" "no such device|not found|does not exist" \
+# A name no device has is kept for the device to come (ftctl_rules).
+check_output "enable a non-existent device: kept, with a warning" \
+	"ftctl: warning: nosuchdev0 does not exist yet; it is enabled when it appears" \
 	in_router ftctl enable nosuchdev0
-check_fail "disable a non-existent device" "no such device|not found|does not exist" \
-	in_router ftctl disable nosuchdev0
+check "disable it: the name is dropped" in_router ftctl disable nosuchdev0
+check_fail "disable a non-existent device that is not enabled" \
+	"nosuchdev0: no such name or pattern is enabled" in_router ftctl disable nosuchdev0
 check_fail "enable with family ipv5" "ipv5" in_router ftctl enable vlan22 ipv5
 check_fail "enable without a device" "usage|missing|device" in_router ftctl enable
 check_fail "unknown command" "" in_router ftctl frobnicate

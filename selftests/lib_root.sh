@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # A Debian root for the guest tests that need more than the initramfs
-# (dkms and gcc for dkms_install, python3 for ynl/ynl_cli): the host shares
+# (python3 for ynl/ynl_cli; lib_dkmsroot.sh does the same for the DKMS
+# tests, and more): the host shares
 # one read-only over virtio-9p, mount tag "ftroot" (boot.sh --virtfs; the
 # host's own root, or the sid chroot for 7.x), and root_mount puts a tmpfs
 # overlay on it at $R, with /proc, /sys and /dev bound in. Everything is

@@ -1,6 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the host packages the VM harness needs, only when some are missing.
+#
+# usage: deps.sh            the VM harness's packages (below)
+#        deps.sh PKG...     these packages instead (make deb: the build
+#                           dependencies of debian/control)
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -13,6 +17,7 @@ PACKAGES="
 	iproute2 nftables conntrack iperf3 socat jq iputils-ping tcpdump ethtool
 	python3 python3-yaml python3-jsonschema debootstrap dkms
 "
+[ $# -eq 0 ] || PACKAGES="$*"
 
 # shellcheck disable=SC2086
 missing=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PACKAGES 2>/dev/null |

@@ -6,45 +6,18 @@
 # module DKMS installed, "ftctl enable" and a TCP transfer that the fast
 # path forwards, then "make dkms-remove" leaves nothing behind.
 #
-# DKMS, make and gcc come from a Debian root shared read-only over 9p (the
-# host's own, or the sid chroot for 7.x), with a tmpfs overlay on top;
-# /lib/modules is the guest's own. /selftests/dkms.env (written by
-# dkms-vm.sh) says where in that root the kernel's headers are (KDIR).
+# DKMS, make and gcc come from a Debian root shared read-only over 9p with
+# a tmpfs overlay on top (lib_dkmsroot.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
-. "$(dirname "$0")/lib_root.sh"
+. "$(dirname "$0")/lib_dkmsroot.sh"
 # shellcheck source=/dev/null # written by dkms-vm.sh
 . "$(dirname "$0")/dkms.env"
 
 require_cmd modprobe rmmod modinfo depmod chroot mount ftctl
 fp_init
-kver=$(uname -r)
-M=/lib/modules/$kver
-
-# ------------------------------------------------ the root with DKMS in it --
-root_mount
-# The kernel's module tree is the guest's: what DKMS installs there is
-# what modprobe and the kernel's request_module see.
-mkdir -p "$R$M"
-must mount -o bind "$M" "$R$M"
-defer umount -l "$R$M"
-# bash's <(...), which dkms uses (remove --all reads its own status that
-# way, and quietly does nothing without it), needs /dev/fd; udev makes it
-# on a real system, the guest's bare devtmpfs lacks it.
-[ -e /dev/fd ] || must ln -s /proc/self/fd /dev/fd
-ln -sfn "$KDIR" "$M/build"
-# 5.10's headers ask for gcc-10, which the bookworm root lacks (a bullseye
-# machine has it); gcc-12 stands in for it.
-cc=$(sed -n 's/^CC = .*(CROSS_COMPILE)\(gcc-[0-9]*\).*/\1/p' "$R$KDIR/.kernelvariables" 2>/dev/null)
-if [ -n "$cc" ] && ! in_root sh -c "command -v $cc" >/dev/null; then
-	log_info "$cc is not in the root: gcc-12 stands in for it"
-	must ln -s /usr/bin/gcc-12 "$R/usr/local/bin/$cc"
-fi
-
-# The harness put its own build under updates/: only DKMS's may load.
-ft_module_loaded && must rmmod fasttrack
-must rm -f "$M/updates/fasttrack.ko"
-must depmod -a
+dkms_root_setup
+kver=$KVER
 check_fail "no fasttrack module before dkms install" "not found" modinfo fasttrack
 
 # ---------------------------------------------------------------- install --
