@@ -48,7 +48,7 @@ static const struct ft_cmd commands[] = {
 	  "additive: families already enabled stay enabled, and enabling what\n"
 	  "is enabled succeeds. The module keeps the name: a device created,\n"
 	  "re-created, renamed or moved in later with that name is enabled\n"
-	  "too. A PATTERN is a shell glob ('vlan*', 'ppp?', quoted), which\n"
+	  "too. A PATTERN is a shell glob ('vlan*', 'eth0.?', quoted), which\n"
 	  "skips devices that cannot be offloaded. At most 256 per netns.\n",
 	  NEEDS_ADMIN, false },
 	{ "disable", cmd_disable, "[-f] DEV|PATTERN|all [ipv4|ipv6]",

@@ -155,22 +155,13 @@ run_unit_lines() {
 	done </tmp/unit.lines
 }
 
-# ftctl -b comes with #14's batch mode; until then, ftctl enable stands in
-# for the service's ftctl line, and the test says so.
-if in_root /usr/sbin/ftctl -b /dev/null >/dev/null 2>&1; then
-	run_unit_lines ExecStart
-	check_eq "the loaded module is $DEB_NEW" "$DEB_NEW" "$(cat /sys/module/fasttrack/version 2>/dev/null)"
-	check_eq "ftctl show: the service enabled vlan22" "ipv4=true ipv6=true" "$(fp_state vlan22)"
-	check_eq "ftctl show: the service enabled vlan2222" "ipv4=true ipv6=true" "$(fp_state vlan2222)"
-	run_unit_lines ExecReload
-	check_eq "ftctl show: vlan22 still enabled after the reload" "ipv4=true ipv6=true" "$(fp_state vlan22)"
-else
-	log_test "fasttrack.service: ftctl has no -b (#14): ExecStart/ExecReload not run" SKIP
-	check "modprobe fasttrack (the unit's first ExecStart)" modprobe fasttrack
-	check_eq "the loaded module is $DEB_NEW" "$DEB_NEW" "$(cat /sys/module/fasttrack/version 2>/dev/null)"
-	fp_enable vlan22
-	fp_enable vlan2222
-fi
+# The service's own lines, as systemd would run them.
+run_unit_lines ExecStart
+check_eq "the loaded module is $DEB_NEW" "$DEB_NEW" "$(cat /sys/module/fasttrack/version 2>/dev/null)"
+check_eq "ftctl show: the service enabled vlan22" "ipv4=true ipv6=true" "$(fp_state vlan22)"
+check_eq "ftctl show: the service enabled vlan2222" "ipv4=true ipv6=true" "$(fp_state vlan2222)"
+run_unit_lines ExecReload
+check_eq "ftctl show: vlan22 still enabled after the reload" "ipv4=true ipv6=true" "$(fp_state vlan22)"
 in_root /usr/sbin/ftctl -V 2>&1 | sed 's/^/ftctl -V: /'
 
 # ------------------------------------------------ an offloaded transfer --
