@@ -127,6 +127,20 @@ static int ft_nl_families(struct nlattr *attr, struct netlink_ext_ack *extack,
 	return 0;
 }
 
+/*
+ * What an enabled device needs running: the route and ruleset watches,
+ * started before RTNL is taken, as the enable always did.
+ */
+static int ft_nl_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = ft_route_watch_start(fn, extack);
+	if (err)
+		return err;
+	return ft_rules_watch_start(fn, extack);
+}
+
 static int ft_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ft_net *fn = ft_net(genl_info_net(info));
@@ -138,10 +152,7 @@ static int ft_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
 			     &families);
 	if (err)
 		return err;
-	err = ft_route_watch_start(fn, info->extack);
-	if (err)
-		return err;
-	err = ft_rules_watch_start(fn, info->extack);
+	err = ft_nl_watch_start(fn, info->extack);
 	if (err)
 		return err;
 
@@ -177,35 +188,32 @@ static int ft_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/* The name or pattern of a rule request, or NULL with the reason set. */
-static const struct nlattr *ft_nl_rule_name(struct genl_info *info)
+/* The name or pattern and the families of a rule request. */
+static int ft_nl_rule_args(struct genl_info *info, const struct nlattr **name,
+			   u8 *families)
 {
-	const struct nlattr *attr = info->attrs[FASTTRACK_A_IFNAME];
-
-	if (!attr)
+	*name = info->attrs[FASTTRACK_A_IFNAME];
+	if (!*name) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "name the device or pattern with FASTTRACK_A_IFNAME");
-	return attr;
+		return -EINVAL;
+	}
+	return ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
+			      families);
 }
 
 static int ft_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ft_net *fn = ft_net(genl_info_net(info));
-	const struct nlattr *name = ft_nl_rule_name(info);
+	const struct nlattr *name;
 	u8 families;
 	int err;
 
-	if (!name)
-		return -EINVAL;
-	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
-			     &families);
+	err = ft_nl_rule_args(info, &name, &families);
 	if (err)
 		return err;
-	/* As for an enable: devices it matches later need them running. */
-	err = ft_route_watch_start(fn, info->extack);
-	if (err)
-		return err;
-	err = ft_rules_watch_start(fn, info->extack);
+	/* Devices it matches later need them, as an enabled device does. */
+	err = ft_nl_watch_start(fn, info->extack);
 	if (err)
 		return err;
 
@@ -218,14 +226,11 @@ static int ft_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 static int ft_nl_rule_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ft_net *fn = ft_net(genl_info_net(info));
-	const struct nlattr *name = ft_nl_rule_name(info);
+	const struct nlattr *name;
 	u8 families;
 	int err;
 
-	if (!name)
-		return -EINVAL;
-	err = ft_nl_families(info->attrs[FASTTRACK_A_FAMILIES], info->extack,
-			     &families);
+	err = ft_nl_rule_args(info, &name, &families);
 	if (err)
 		return err;
 

@@ -117,25 +117,22 @@ POLICY = r'^(?:static )?const struct nla_policy (\w+\[[^\]]+\])'
 RANGE = r'^(?:static )?(?:const )?struct netlink_range_validation (\w+)(?: __ro_after_init)?'
 
 
+def definitions(text, head):
+    """{name: normalized initializer} of the C definitions @head matches."""
+    return {m.group(1): norm(m.group(2)) for m in re.finditer(
+        head + r'\s*=\s*\{(.*?)\n\};', text, re.S | re.M)}
+
+
 def check_policies(repo, generated):
     path = os.path.join(repo, 'kmod/nl_policy.c')
     check(os.path.exists(path), 'kmod/nl_policy.c exists')
     ours = open(path).read() if os.path.exists(path) else ''
-    gen_pol = {m.group(1): norm(m.group(2)) for m in re.finditer(
-        POLICY + r'\s*=\s*\{(.*?)\n\};', generated, re.S | re.M)}
-    our_pol = {m.group(1): norm(m.group(2)) for m in re.finditer(
-        POLICY + r'\s*=\s*\{(.*?)\n\};', ours, re.S | re.M)}
-    for name, body in gen_pol.items():
-        check(our_pol.get(name) == body, f'policy {name} as generated',
-              f'generated: {body}\nours:      {our_pol.get(name)}')
-    gen_rng = {m.group(1): norm(m.group(2)) for m in re.finditer(
-        RANGE + r'\s*=\s*\{(.*?)\n\};', generated, re.S | re.M)}
-    our_rng = {m.group(1): norm(m.group(2)) for m in re.finditer(
-        RANGE + r'\s*=\s*\{(.*?)\n\};', ours, re.S | re.M)}
-    for name, body in gen_rng.items():
-        check(our_rng.get(name) == body, f'range {name} as generated',
-              f'generated: {body}\nours:      {our_rng.get(name)}')
-    check(bool(gen_pol), 'the generator wrote policies')
+    for kind, head in (('policy', POLICY), ('range', RANGE)):
+        gen, our = definitions(generated, head), definitions(ours, head)
+        for name, body in gen.items():
+            check(our.get(name) == body, f'{kind} {name} as generated',
+                  f'generated: {body}\nours:      {our.get(name)}')
+    check(bool(definitions(generated, POLICY)), 'the generator wrote policies')
 
 
 def ops(text, table):
