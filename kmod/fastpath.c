@@ -182,7 +182,7 @@ static void ft_count(struct ft_net *fn, struct ft_dev *fd,
 	struct ft_dev_stats_pcpu *ds = this_cpu_ptr(fd->stats);
 	enum ft_fam fam = flow->key.fam;
 
-	ft_flow_acct_add(flow, len);
+	ft_flow_acct_add(flow, 1, len);
 
 	u64_stats_update_begin(&ds->syncp);
 	u64_stats_inc(&ds->packets[fam]);

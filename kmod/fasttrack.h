@@ -21,6 +21,7 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <net/netfilter/nf_conntrack.h>
+#include <net/netfilter/nf_conntrack_acct.h>
 #include <net/dst.h>
 #include <net/netns/generic.h>
 #include <linux/fasttrack.h>
@@ -188,6 +189,7 @@ enum ft_flow_bits {
 	FT_FLOW_DEAD,		/* killed: unlinked, freed after RCU */
 	FT_FLOW_RECHECK,	/* route.c: next failed dst check looks up */
 	FT_FLOW_NO_XFRM,	/* validated while no IPsec policy existed */
+	FT_FLOW_CT_ACCT,	/* its conntrack entry has accounting */
 };
 
 /* NAT rewrite of one direction: what the headers become on egress. */
@@ -241,10 +243,9 @@ struct ft_flow {
 	u16 acct_cpu;
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
+	u32 gc_packets;		/* GC only: low bits of the count it last saw */
 
 	struct ft_flow_acct acct;
-	u64 synced_packets;	/* GC only */
-	u64 synced_bytes;
 	struct rcu_head rcu;
 	struct ft_nat rewrite[];
 };
@@ -418,19 +419,35 @@ void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
 			 enum ft_stat reason);
 void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
 
-/* Count one forwarded packet of @flow; BH disabled. */
-static inline void ft_flow_acct_add(struct ft_flow *flow, unsigned int len)
+/*
+ * Count @packets forwarded packets of @flow, @bytes in all; BH disabled.
+ * conntrack's own counters grow at once, as the stack's per-packet
+ * accounting and the flowtable's "counter" make them grow. Not through
+ * nf_ct_acct_add(): it is out of line and takes 32-bit amounts.
+ */
+static inline void ft_flow_acct_add(struct ft_flow *flow, u64 packets,
+				    u64 bytes)
 {
 	struct ft_flow_acct *a = &flow->acct;
 
 	if (likely(flow->acct_cpu == smp_processor_id())) {
 		u64_stats_update_begin(&a->syncp);
-		u64_stats_inc(&a->packets);
-		u64_stats_add(&a->bytes, len);
+		u64_stats_add(&a->packets, packets);
+		u64_stats_add(&a->bytes, bytes);
 		u64_stats_update_end(&a->syncp);
 	} else {
-		atomic64_inc(&a->other_packets);
-		atomic64_add(len, &a->other_bytes);
+		atomic64_add(packets, &a->other_packets);
+		atomic64_add(bytes, &a->other_bytes);
+	}
+	if (test_bit(FT_FLOW_CT_ACCT, &flow->flags)) {
+		struct nf_conn_acct *ct_acct = nf_conn_acct_find(flow->ct);
+
+		if (likely(ct_acct)) {
+			struct nf_conn_counter *c = &ct_acct->counter[flow->dir];
+
+			atomic64_add(packets, &c->packets);
+			atomic64_add(bytes, &c->bytes);
+		}
 	}
 }
 

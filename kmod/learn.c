@@ -253,6 +253,9 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	flow->dst_cookie = ft_dst_cookie(dst, fam);
 	if (!ft_xfrm_active(dev_net(out)))
 		__set_bit(FT_FLOW_NO_XFRM, &flow->flags);
+	/* Extensions are added before confirmation, never later. */
+	if (nf_conn_acct_find(ct))
+		__set_bit(FT_FLOW_CT_ACCT, &flow->flags);
 	flow->mark = skb->mark;
 	flow->priority = skb->priority;
 	flow->meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |

@@ -169,34 +169,10 @@ void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes)
 	*bytes += atomic64_read(&a->other_bytes);
 }
 
-/*
- * Push the packets conntrack has not seen yet into its accounting, as 64-bit
- * deltas: nf_ct_acct_add() takes 32-bit ones. GC or release only.
- */
-static void ft_flow_sync_acct(struct ft_flow *flow)
-{
-	struct nf_conn_acct *acct;
-	u64 packets, bytes;
-
-	ft_flow_acct_read(flow, &packets, &bytes);
-	if (packets == flow->synced_packets)
-		return;
-	acct = nf_conn_acct_find(flow->ct);
-	if (acct) {
-		struct nf_conn_counter *c = &acct->counter[flow->dir];
-
-		atomic64_add(packets - flow->synced_packets, &c->packets);
-		atomic64_add(bytes - flow->synced_bytes, &c->bytes);
-	}
-	flow->synced_packets = packets;
-	flow->synced_bytes = bytes;
-}
-
 static void ft_flow_release(struct rcu_head *head)
 {
 	struct ft_flow *flow = container_of(head, struct ft_flow, rcu);
 
-	ft_flow_sync_acct(flow);
 	nf_ct_put(flow->ct);
 	dst_release(flow->dst);
 	ft_nh_put(flow->nh);
@@ -496,8 +472,9 @@ static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 		return FT_STAT_TORN_DOWN;
 
 	ft_flow_acct_read(flow, &packets, &bytes);
-	if (packets != flow->synced_packets) {
-		ft_flow_sync_acct(flow);
+	/* Fewer than 2^32 packets pass between two visits (FT_GC_SWEEP). */
+	if ((u32)packets != flow->gc_packets) {
+		flow->gc_packets = packets;
 		ft_ct_refresh(flow);
 		WRITE_ONCE(flow->last_active, (u32)jiffies);
 		return 0;

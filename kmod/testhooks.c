@@ -3,11 +3,10 @@
  * Test hooks, built only with FT_TEST_HOOKS=1 (the VM selftests do), never
  * in a DKMS or distribution build.
  *
- * debugfs fasttrack/acct_add: writing "ID PACKETS BYTES" adds that much to
- * the fast-path counters of flow ID in the writer's netns, as if the fast
- * path had forwarded it, so that a test can check that conntrack receives
- * deltas no rate reachable under emulation produces (above 2^32 bytes
- * between two GC visits).
+ * debugfs fasttrack/acct_add: writing "ID PACKETS BYTES" counts that much
+ * for flow ID in the writer's netns, as if the fast path had forwarded it
+ * in one go, so that a test can check that conntrack's counters take
+ * amounts no rate reachable under emulation produces (above 2^32 bytes).
  */
 #include <linux/debugfs.h>
 #include <linux/nsproxy.h>
@@ -38,8 +37,9 @@ static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
 	rcu_read_lock();
 	flow = xa_load(&fn->flow_ids, id);
 	if (flow && ft_flow_live(flow)) {
-		atomic64_add(packets, &flow->acct.other_packets);
-		atomic64_add(bytes, &flow->acct.other_bytes);
+		local_bh_disable();
+		ft_flow_acct_add(flow, packets, bytes);
+		local_bh_enable();
 	}
 	rcu_read_unlock();
 	return flow ? len : -ENOENT;
