@@ -22,6 +22,10 @@ YNL_KERNELS ?= 5.10 6.12
 # dpkg and dkms. DEB_KERNELS= runs the make dkms-install flow everywhere.
 DEB_KERNELS ?= 6.12
 T ?=
+# make check-arm: the foreign-architecture guests (selftests/vm/README.md)
+# and the smoke set they run by default (check.sh --matrix; T= picks
+# others). SMP=0 unless given: a 2-vCPU boot doubles the emulation's time.
+ARM_KERNELS ?= arm64-6.1 armhf-6.1
 # make bench and make demo boot one kernel: 6.12 unless KERNELS is given.
 BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.12)
 
@@ -33,7 +37,10 @@ all: module ftctl
 
 help:
 	@echo "make                 build fasttrack.ko (KDIR=...) and ftctl"
-	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name)"
+	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name):"
+	@echo "                     without KERNELS or T, each test on an older and a newer kernel"
+	@echo "make check-full      every selftest on every kernel"
+	@echo "make check-arm       the smoke set on arm64 and armhf guests (ARM_KERNELS=\"$(ARM_KERNELS)\" T=name)"
 	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
 	@echo "make check-debug     the selftests on a KASAN/kmemleak/lockdep kernel (built once, long)"
 	@echo "make soak            10 minutes of mixed traffic and toggles (SOAK_SECONDS=)"
@@ -44,6 +51,7 @@ help:
 	@echo "make fuzz-short      the same for 60 seconds"
 	@echo "make style           checkpatch --strict on the kernel code"
 	@echo "make spec-check      the YNL spec against the uapi header and the policies"
+	@echo "make harness-test    the VM harness's own failure handling, on the host"
 	@echo "make sparse          W=1 + sparse build against KDIR"
 	@echo "make install         install the module (depmod) and ftctl"
 	@echo "make uninstall       remove what make install installed"
@@ -72,11 +80,27 @@ ftctl:
 	$(MAKE) -C userspace VERSION=$(VERSION)
 
 # The host-side tests first (ftctl's unit tests, a short fuzz of the
-# parser, the YNL spec check), unless one VM test was picked with T=.
+# parser, the YNL spec check, the harness's own test), unless one VM test
+# was picked with T=.
+# With neither KERNELS nor T given, the guests run the matrix CI runs
+# (check.sh --matrix: every test on an older and a newer kernel, the core
+# tests on all); check-full runs every test on every kernel.
+# The matrix adds the smoke set on the other platforms, PLATFORM_KERNELS.
+PLATFORM_KERNELS ?= 6.1-rt $(ARM_KERNELS)
+CHECK_MATRIX = $(if $(T)$(FULL),,$(if $(filter file,$(origin KERNELS)),--matrix))
+CHECK_KERNELS = $(KERNELS)$(if $(CHECK_MATRIX), $(PLATFORM_KERNELS))
 check:
-	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check)
-	bash selftests/vm/check.sh --kernels "$(KERNELS)" $(if $(T),--test "$(T)")
+	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check && $(MAKE) harness-test)
+	bash selftests/vm/check.sh --kernels "$(CHECK_KERNELS)" $(CHECK_MATRIX) $(if $(T),--test "$(T)")
 	$(if $(T),,$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm))
+
+.PHONY: check-full
+check-full:
+	$(MAKE) check FULL=1
+
+.PHONY: check-arm
+check-arm:
+	SMP=$(or $(SMP),0) bash selftests/vm/check.sh --kernels "$(ARM_KERNELS)" $(if $(T),--test "$(T)",--matrix)
 
 # The whole suite on a debug kernel (KASAN, kmemleak, lockdep, UBSAN...),
 # built once from linux-source-6.1 and cached; see selftests/vm/README-debug.md.
@@ -111,6 +135,13 @@ vm-shell:
 
 style:
 	bash selftests/vm/checkpatch.sh
+
+# The VM harness on the host, with stubs for the guest: apt.sh's private
+# setup against a local archive, and the reports of check.sh, dkms-vm.sh
+# and soak.sh when one kernel fails to prepare (selftests/vm/test-harness.sh).
+.PHONY: harness-test
+harness-test:
+	bash selftests/vm/test-harness.sh
 
 # The YNL spec, the uapi header and the policies agree (selftests/ynl/).
 .PHONY: spec-check

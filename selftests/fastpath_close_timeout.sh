@@ -95,7 +95,7 @@ close_case() {
 	FP_OUT=$stream.rx$port
 	"srv_$how" "$fam" "$port" "$FP_OUT"
 	fp_pace "$NS_CLIENT" eth0 "$FP_SLOW_RATE"
-	fp_bg "$how$fam" fp_tcp_client "$fam" "$(fp_server_ip "$fam")" "$port" "$stream"
+	fp_bg "$how$fam" fp_tcp_client_for 90 "$fam" "$(fp_server_ip "$fam")" "$port" "$stream"
 	FP_STREAM=$FP_PID
 	st_offloaded "$desc" "$fam"
 	check_eq "$desc: only client->server is cached" 1 "$(flows_of "$port")"

@@ -210,7 +210,7 @@ unrelated_changes() {
 unrelated() {
 	local name="u$1$2" desc="IPv$1 unrelated $2" stream g2b ids
 	family "$1"
-	stream=$(fp_mkfile "$name" $((8388608 * FT_SLOWDOWN)))
+	stream=$(fp_mkfile "$name" $((16777216 * FT_SLOWDOWN)))
 	g2b=$(st_gw_bytes 2 "$fam")
 	fp_stream_start "$name" "$fam" "$stream" "$svc"
 	st_stream_steady
@@ -254,7 +254,7 @@ moves() {
 covering() {
 	local name="c$1" desc="IPv$1 covering changes" stream
 	family "$1"
-	stream=$(fp_mkfile "$name" $((8388608 * FT_SLOWDOWN)))
+	stream=$(fp_mkfile "$name" $((16777216 * FT_SLOWDOWN)))
 	fp_stream_start "$name" "$fam" "$stream" "$svc"
 	st_stream_steady
 	st_offloaded "$desc" "$fam"

@@ -1037,15 +1037,17 @@ static void parse_mac(const char *str, uint8_t *mac)
 		die("bad MAC address '%s'", str);
 }
 
-static long parse_num(const char *str, long lo, long hi, const char *what)
+/* long long: a sequence number does not fit a 32-bit long (armhf). */
+static long long parse_num(const char *str, long long lo, long long hi,
+			   const char *what)
 {
 	char *end;
-	long v;
+	long long v;
 
 	errno = 0;
-	v = strtol(str, &end, 0);
+	v = strtoll(str, &end, 0);
 	if (errno || *end || end == str || v < lo || v > hi)
-		die("bad %s '%s' (%ld..%ld)", what, str, lo, hi);
+		die("bad %s '%s' (%lld..%lld)", what, str, lo, hi);
 	return v;
 }
 
@@ -1119,8 +1121,8 @@ int main(int argc, char **argv)
 		case 't': s.ttl = parse_num(optarg, 0, 255, "TTL"); break;
 		case 'P': s.payload = parse_num(optarg, 0, 1400, "payload"); break;
 		case 'i': s.id = parse_num(optarg, 0, 65535, "id"); break;
-		case 'q': s.seq = parse_num(optarg, 0, 0xffffffffL, "seq"); break;
-		case 'k': s.ack = parse_num(optarg, 0, 0xffffffffL, "ack"); break;
+		case 'q': s.seq = parse_num(optarg, 0, 0xffffffffLL, "seq"); break;
+		case 'k': s.ack = parse_num(optarg, 0, 0xffffffffLL, "ack"); break;
 		case 'c': only = optarg; break;
 		case 'f': do_fence = 1; break;
 		case 'F': fence_ms = parse_num(optarg, 1, 600000, "timeout"); break;

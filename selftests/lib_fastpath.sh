@@ -26,6 +26,8 @@ FP_FAST_MIN_PCT=80
 
 # The rate at which UDP transfers are sent: below what the guest forwards.
 FP_UDP_RATE=${FP_UDP_RATE:-100mbit}
+# The payload of one datagram of a UDP transfer.
+FP_UDP_DGRAM=1400
 
 # ------------------------------------------------------------ parameters --
 
@@ -107,14 +109,24 @@ fp_sockaddr() {
 # fp_jget PATH...: from the JSON of ftctl on stdin, print the value at each
 # PATH, space-separated ("null" when absent). A PATH is dot-separated keys,
 # each looked up after the previous one; KEY=VALUE finds "KEY":"VALUE"
-# (ifname=vlan22.ipv6.bytes). awk, not jq: jq takes most of a second to start
-# in the TCG guest, and the tests poll counters.
+# (ifname=vlan22.ipv6.bytes). A VALUE may have dots before digits, as a VLAN
+# device's name has (ifname=br0.22.ipv4.bytes): no key is all digits. awk,
+# not jq: jq takes most of a second to start in the TCG guest, and the tests
+# poll counters.
 fp_jget() {
 	tr -d ' \n\t' | awk -v paths="$*" '{
 		n = split(paths, P, " ")
 		for (i = 1; i <= n; i++) {
 			s = $0
-			m = split(P[i], K, ".")
+			c = split(P[i], C, ".")
+			m = 0
+			split("", K)
+			for (j = 1; j <= c; j++) {
+				if (m && K[m] ~ /=/ && C[j] ~ /^[0-9]+$/)
+					K[m] = K[m] "." C[j]
+				else
+					K[++m] = C[j]
+			}
 			ok = 1
 			for (j = 1; j <= m && ok; j++) {
 				if (K[j] ~ /=/) {
@@ -379,8 +391,14 @@ fp_tcp_server() {
 
 # fp_tcp_client FAMILY DST PORT FILE [OPTS]: send FILE from the client netns
 # over TCP; OPTS are socat options for the connection (",linger=0").
-fp_tcp_client() {
-	fp_run ip netns exec "$NS_CLIENT" timeout "$(ft_secs 30)" \
+fp_tcp_client() { fp_tcp_client_for 30 "$@"; }
+
+# fp_tcp_client_for SECS FAMILY DST PORT FILE [OPTS]: the same, with a limit
+# of SECS (times FT_SLOWDOWN).
+fp_tcp_client_for() {
+	local secs="$1"
+	shift
+	fp_run ip netns exec "$NS_CLIENT" timeout "$(ft_secs "$secs")" \
 		socat -u "OPEN:$4" "TCP$1:$(fp_sockaddr "$2" "$3")$5"
 }
 
@@ -409,7 +427,7 @@ fp_udp_server() {
 # reply and the flow can be offloaded), then send FILE in datagrams of
 # 1400 bytes (no fragments).
 fp_udp_client() {
-	fp_run ip netns exec "$NS_CLIENT" timeout "$(ft_secs 30)" socat -b 1400 \
+	fp_run ip netns exec "$NS_CLIENT" timeout "$(ft_secs 30)" socat -b "$FP_UDP_DGRAM" \
 		"UDP$1:$(fp_sockaddr "$2" "$3")" "SYSTEM:echo hello; read r; exec cat $4"
 }
 
@@ -428,18 +446,64 @@ fp_unpace() { ip netns exec "$1" tc qdisc del dev "$2" root 2>/dev/null; }
 FP_SLOW_RATE=${FP_SLOW_RATE:-2mbit}
 FP_FAST_RATE=1gbit
 
-# fp_check_same DESC SENT RECEIVED: RECEIVED holds the same bytes as SENT.
+# fp_check_same DESC SENT RECEIVED [DIAG...]: RECEIVED holds the same bytes
+# as SENT; if not, the output of "DIAG... SENT RECEIVED" goes with the failure.
 fp_check_same() {
-	local a b sa sb
-	a=$(sha256sum <"$2" | cut -d' ' -f1)
-	b=$(sha256sum <"$3" 2>/dev/null | cut -d' ' -f1)
-	sa=$(fp_size "$2")
-	sb=$(fp_size "$3" 2>/dev/null)
+	local desc="$1" sent="$2" got="$3" a b sa sb
+	shift 3
+	a=$(sha256sum <"$sent" | cut -d' ' -f1)
+	b=$(sha256sum <"$got" 2>/dev/null | cut -d' ' -f1)
+	sa=$(fp_size "$sent")
+	sb=$(fp_size "$got" 2>/dev/null)
 	if [ "$a" = "$b" ]; then
-		pass "$1"
+		pass "$desc"
+	elif [ $# -eq 0 ]; then
+		fail "$desc" "sent $sa B, sha256 $a" "got  ${sb:-no} B, sha256 $b"
 	else
-		fail "$1" "sent $sa B, sha256 $a" "got  ${sb:-no} B, sha256 $b"
+		fail "$desc" "sent $sa B, sha256 $a" "got  ${sb:-no} B, sha256 $b" \
+			"$("$@" "$sent" "$got" 2>&1)"
 	fi
+}
+
+# fp_udp_loss_where SENT GOT: for a failed UDP transfer, where the data
+# went missing: the first datagram that differs, and every counter on the
+# way that drops a datagram (device drops, the softnet backlog, the
+# server's UDP receive errors, fasttrack's own counters).
+fp_udp_loss_where() {
+	local at ns drops=
+	at=$(cmp "$1" "$2" 2>&1 | sed -n 's/.* differ: \(byte\|char\) \([0-9]*\).*/\2/p')
+	[ -z "$at" ] ||
+		echo "first difference at byte $at: datagram $(((at - 1 - 6) / FP_UDP_DGRAM + 1)) of $FP_UDP_DGRAM B after the 6 B hello"
+	for ns in "$NS_CLIENT" "$NS_ROUTER" "$NS_SERVER"; do
+		drops="$drops$(ip -n "$ns" -s link show | awk -v ns="${ns%%-*}" '
+			/^[0-9]+:/ { dev = $2 }
+			/RX:|TX:/ { dir = $1; next }
+			dir != "" && $4 > 0 { printf " %s %s %s %s", ns, dev, dir, $4 }
+			{ dir = "" }')"
+	done
+	echo "device drops:${drops:- none}; the client's pacing qdisc dropped ${FP_PACE_DROPS:-?}"
+	ip netns exec "$NS_ROUTER" cat /proc/net/snmp /proc/net/snmp6 | awk '
+		/^Ip:/ && !h { split($0, n); h = 1; next }
+		/^Ip:/ { for (i = 2; i <= NF; i++) if (n[i] ~ /Discards|NoRoutes|Errors/) printf "%s=%s ", n[i], $i }
+		/^Ip6(In|Out)(Discards|NoRoutes)/ { printf "%s=%s ", $1, $2 }
+		END { print "(router)" }'
+	echo "conntrack -S (router): $(ip netns exec "$NS_ROUTER" conntrack -S 2>&1 | tr -s ' \n' ' ')"
+	printf 'softnet drops per CPU:'
+	while read -r _ at _; do printf ' %d' "0x$at"; done </proc/net/softnet_stat
+	# neighbour queues: frames dropped while an address was unresolved
+	for at in arp_cache ndisc_cache; do
+		printf '; %s unresolved_discards' "$at"
+		awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "unresolved_discards") c = i }
+			NR > 1 && c { print $c }' "/proc/net/stat/$at" |
+			while read -r ns; do printf ' %d' "0x$ns"; done
+	done
+	echo
+	ip netns exec "$NS_SERVER" cat /proc/net/snmp /proc/net/snmp6 | awk '
+		/^Udp:/ && !h { split($0, n); h = 1; next }
+		/^Udp:/ { for (i = 2; i <= NF; i++) if (n[i] ~ /Errors|NoPorts/) printf "%s=%s ", n[i], $i }
+		/^Udp6(InErrors|RcvbufErrors|NoPorts)/ { printf "%s=%s ", $1, $2 }
+		END { print "" }'
+	echo "ftctl -j stats: $(fp_stats)"
 }
 
 # fp_wait_size FILE SIZE TIMEOUT_MS: FILE grows to SIZE bytes.
@@ -510,9 +574,11 @@ fp_udp_transfer() {
 	check "$desc: transfer $(fp_size "$file") B" \
 		fp_udp_client "$fam" "$dst" "${dport:-$sport}" "$file"
 	fp_wait_size "$FP_OUT" "$(fp_size "$exp")" 5000
+	FP_PACE_DROPS=$(ip netns exec "$NS_CLIENT" tc -s qdisc show dev eth0 |
+		sed -n 's/.*(dropped \([0-9]*\),.*/\1/p')
 	fp_unpace "$NS_CLIENT" eth0
 	fp_kill "$FP_SRV"
-	fp_check_same "$desc: data intact (sha256)" "$exp" "$FP_OUT"
+	fp_check_same "$desc: data intact (sha256)" "$exp" "$FP_OUT" fp_udp_loss_where
 }
 
 # fp_stream_start NAME FAMILY FILE [DST [OPTS [PORT]]]: start sending FILE
@@ -528,7 +594,9 @@ fp_stream_start() {
 	FP_STREAM_PORT=$port
 	fp_tcp_server "$fam" "$port" "$FP_OUT"
 	fp_pace "$NS_CLIENT" eth0 "$rate"
-	fp_bg "$name" fp_tcp_client "$fam" "$dst" "$port" "$file" "$5"
+	# A paced stream may run for longer than a transfer is allowed: a
+	# slow kernel (PREEMPT_RT, emulation) acts on it late.
+	fp_bg "$name" fp_tcp_client_for 90 "$fam" "$dst" "$port" "$file" "$5"
 	FP_STREAM=$FP_PID
 }
 

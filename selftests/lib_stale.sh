@@ -283,7 +283,8 @@ st_stream_steady() {
 }
 
 # st_stream_finish DESC NAME FILE TIMEOUT_MS: fp_stream_finish with a
-# shorter limit, for a stream that a failed check may have left stuck.
+# shorter limit, for a stream that a failed check may have left stuck;
+# FILE and its received copy are removed.
 st_stream_finish() {
 	fp_stream_speedup
 	if fp_bg_wait "$1: transfer completes" "$2" "$FP_STREAM" "$4"; then
@@ -293,6 +294,10 @@ st_stream_finish() {
 		fp_kill "$FP_SRV"
 	fi
 	fp_unpace "$NS_CLIENT" eth0
+	# The guest's /tmp is a tmpfs of half its memory, and streams grow with
+	# FT_SLOWDOWN: fastpath_route_revalidate's eight (48 MB and its copy
+	# each on arm) filled it.
+	rm -f "$3" "$FP_OUT"
 }
 
 # st_offloaded DESC FAMILY: the fast path carries the stream: 256 KB more

@@ -265,7 +265,9 @@ stack_pass() {
 			diverged="$diverged $c"
 			continue ;;
 		esac
-		fail "$g: $c: the server got $want packets through the fast path, $got from the stack alone"
+		fail "$g: $c: the server got $want packets through the fast path, $got from the stack alone" \
+			"the router's conntrack entry: $(in_router conntrack -L -p "$L4" --sport "$SPORT" 2>/dev/null)" \
+			"conntrack -S: $(in_router conntrack -S 2>&1 | tr -s ' \n' ' ')"
 		bad=$((bad + 1))
 	done <"$res.ft"
 	[ -z "$diverged" ] ||

@@ -14,6 +14,8 @@
 # BENCH_MEM is the guest RAM in MB (4096);
 # FT_TIMEOUT the limit for one boot in seconds (3600).
 # The guest's output is shown live and kept in bench/out/<word>/bench.log.
+# A foreign-architecture word (arm64-6.12) boots as in make check (arch.sh,
+# boot.sh), under -icount too; report.py keeps its rows apart from amd64's.
 set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -46,13 +48,21 @@ trap 'rm -rf "$FT_OUT"' EXIT
 mkdir -p "$OUT"
 
 bash "$VM_DIR/deps.sh"
+# A foreign-architecture word (arm64-6.12) needs its qemu, cross compiler
+# and userland, as in check.sh; boot.sh boots it on arm's "virt" machine.
+# shellcheck disable=SC2086 # a list of kernel words
+arches=$(bash "$VM_DIR/kernels.sh" --arch $kernels | xargs)
+foreign=$(xargs -n1 <<<"$arches" | { grep -vx amd64 || true; } | xargs)
+# shellcheck disable=SC2086 # a list of architectures
+[ -z "$foreign" ] || bash "$VM_DIR/deps.sh" --arch $foreign
 # The chart: gnuplot from Debian, on the host only.
 if ! command -v gnuplot >/dev/null; then
 	log "installing gnuplot-nox"
 	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends gnuplot-nox >/dev/null ||
 		die "cannot install gnuplot-nox"
 fi
-bash "$VM_DIR/tools.sh"
+# shellcheck disable=SC2086 # a list of architectures
+bash "$VM_DIR/tools.sh" amd64 $foreign
 
 # children_cpu: set CHILD_CPU to the user + system seconds of this shell's
 # finished children. (In a pipe or $(...), "times" would run in a subshell

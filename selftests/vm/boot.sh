@@ -16,9 +16,17 @@
 #   --append S: more kernel command line.
 #   --initrd-extra F: a second cpio archive appended to the initramfs.
 #   --virtfs DIR: share DIR read-only over virtio-9p, mount tag "ftroot".
-# FT_TIMEOUT: seconds before a test boot is killed (default 3600).
+# FT_TIMEOUT: seconds before a test boot is killed (default 3600, times
+# FT_SLOWDOWN on a foreign architecture: the whole suite takes about an
+# hour on arm).
+# A foreign-architecture kernel (arch.sh) boots on qemu's "virt" machine:
+# its console is ttyAMA0, and the guest's second channel (KTAP, bench
+# output) is a virtio console, /dev/hvc0 (ft.tty, ft.ktap for guest-init.sh);
+# its tests' timeouts are scaled by FT_SLOWDOWN (arch.sh's SLOWDOWN unless
+# set).
 set -eu
 . "$(dirname "$0")/common.sh"
+. "$VM_DIR/arch.sh"
 
 word=${1:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
 outdir=${2:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
@@ -44,18 +52,35 @@ while [ $# -gt 0 ]; do
 done
 export FT_TAG=$word
 load_kernel "$word"
+DEB_ARCH=${DEB_ARCH:-amd64}
+arch_info "$DEB_ARCH"
 mkdir -p "$outdir"
 
-cmdline="console=ttyS0 panic=-1 log_buf_len=8M mitigations=off no_timer_check ft.mode=$mode"
-[ -z "$tests" ] || cmdline+=" ft.tests=$tests"
+cmdline="console=$CONSOLE panic=-1 log_buf_len=8M mitigations=off no_timer_check ft.mode=$mode"
+limit=${FT_TIMEOUT:-3600}
+if is_foreign "$DEB_ARCH"; then
+	slow=${FT_SLOWDOWN:-$SLOWDOWN}
+	cmdline+=" ft.tty=$CONSOLE ft.ktap=$KTAP_TTY FT_SLOWDOWN=$slow KSFT_TIMEOUT=$((600 * slow))"
+	limit=${FT_TIMEOUT:-$((3600 * slow))}
+fi
 [ -z "$append" ] || cmdline+=" $append"
 initrd=$OUT/initramfs/$KVER.cpio.gz
+if [ -n "$tests" ]; then
+	# The list goes in an archive of its own, /ft-tests: the command line
+	# holds 1 KiB on armhf, less than the names of the whole suite.
+	mkdir -p "$outdir/tests.d"
+	tr ',' '\n' <<<"$tests" >"$outdir/tests.d/ft-tests"
+	(cd "$outdir/tests.d" && echo ft-tests | cpio -o -H newc --quiet) |
+		gzip >"$outdir/tests.cpio.gz"
+	extra="$extra $outdir/tests.cpio.gz"
+fi
 if [ -n "$extra" ]; then
 	# The kernel unpacks concatenated archives one after the other.
-	cat "$initrd" "$extra" >"$outdir/initrd.cpio.gz"
+	# shellcheck disable=SC2086 # a list of paths without blanks
+	cat "$initrd" $extra >"$outdir/initrd.cpio.gz"
 	initrd=$outdir/initrd.cpio.gz
 fi
-qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel "$accel" -smp "$smp"
+qemu=("${QEMU[@]}" -nodefaults -no-user-config -accel "$accel" -smp "$smp"
 	-m "$mem" -nic none -display none -no-reboot
 	-kernel "$VMLINUZ" -initrd "$initrd" -append "$cmdline")
 [ -z "$virtfs" ] ||
@@ -63,16 +88,33 @@ qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel "$accel" -smp "$smp"
 
 [ -z "$icount" ] || qemu+=(-icount shift=2,sleep=off)
 
+# second BACKEND: qemu options for the guest's second channel: a second
+# UART (ttyS1) on x86, a virtio console on arm's virt.
+second() {
+	if [ "$KTAP_TTY" = hvc0 ]; then
+		case $1 in
+		stdio) echo "-chardev stdio,id=ktap" ;;
+		*) echo "-chardev file,id=ktap,path=${1#file:}" ;;
+		esac
+		echo "-device virtio-serial-device -device virtconsole,chardev=ktap"
+	else
+		echo "-serial $1"
+	fi
+}
+
 if [ "$mode" = shell ]; then
-	exec "${qemu[@]}" -serial mon:stdio -serial "file:$outdir/ktap.log"
+	# shellcheck disable=SC2046 # options without blanks
+	exec "${qemu[@]}" -serial mon:stdio $(second "file:$outdir/ktap.log")
 fi
 if [ "$mode" != test ]; then
 	rm -f "$outdir/console.log"
-	exec timeout -k 10 "${FT_TIMEOUT:-3600}" "${qemu[@]}" \
-		-serial "file:$outdir/console.log" -serial stdio
+	# shellcheck disable=SC2046 # options without blanks
+	exec timeout -k 10 "$limit" "${qemu[@]}" \
+		-serial "file:$outdir/console.log" $(second stdio)
 fi
 rm -f "$outdir/console.log" "$outdir/ktap.log"
 # exec: bash must not read on in this file after a long boot (it may have
 # been edited meanwhile).
-exec timeout -k 10 "${FT_TIMEOUT:-3600}" "${qemu[@]}" \
-	-serial "file:$outdir/console.log" -serial "file:$outdir/ktap.log"
+# shellcheck disable=SC2046 # options without blanks
+exec timeout -k 10 "$limit" "${qemu[@]}" \
+	-serial "file:$outdir/console.log" $(second "file:$outdir/ktap.log")

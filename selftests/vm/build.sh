@@ -10,6 +10,7 @@
 # FT_SRC=DIR builds another tree with the same layout (Kbuild, kmod/, ...).
 set -eu
 . "$(dirname "$0")/common.sh"
+. "$VM_DIR/arch.sh"
 
 word=${1:?usage: build.sh WORD}
 export FT_TAG=$word
@@ -32,6 +33,13 @@ build_module() {
 	case ${BUILD:-host} in
 	host) make -C "$KDIR" M="$out" W=1 FT_TEST_HOOKS=1 modules ;;
 	gcc-12) make -C "$KDIR" M="$out" W=1 FT_TEST_HOOKS=1 CC=gcc-12 modules ;;
+	cross)
+		# The headers' own compiler (gcc-12) under the cross prefix;
+		# their host tools are the amd64 kbuild package's.
+		arch_info "$DEB_ARCH"
+		make -C "$KDIR" M="$out" W=1 FT_TEST_HOOKS=1 ARCH="$KARCH" \
+			CROSS_COMPILE="$CROSS" modules
+		;;
 	sid)
 		# In the sid chroot, against the headers installed there.
 		sid_src=$(mktemp -d "$CACHE/sid/root/tmp/build.XXXXXX")

@@ -65,13 +65,22 @@ keep_logs() {
 }
 
 # judge LABEL RUNDIR TEST...: ktap.sh's verdict on one guest run. Prints
-# its lines but the last; sets JUDGED (all of them) and JUDGED_PASSED,
+# its result lines and sets JUDGED to them, and JUDGED_PASSED,
 # JUDGED_FAILED and JUDGED_SKIPPED, and adds these to TOTAL_PASSED,
-# TOTAL_FAILED and TOTAL_SKIPPED.
+# TOTAL_FAILED and TOTAL_SKIPPED. A judge that fails itself is a failure
+# of that run, never the end of the caller: the other runs still report.
 judge() {
-	JUDGED=$(bash "$VM_DIR/ktap.sh" "$@")
-	sed '$d' <<<"$JUDGED"
-	read -r _ JUDGED_PASSED JUDGED_FAILED JUDGED_SKIPPED <<<"$(tail -n 1 <<<"$JUDGED")"
+	local rc=0 last
+	JUDGED=$(bash "$VM_DIR/ktap.sh" "$@") || rc=$?
+	last=$(tail -n 1 <<<"$JUDGED")
+	if [ "$rc" = 0 ] && [[ $last =~ ^=\ [0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+		read -r _ JUDGED_PASSED JUDGED_FAILED JUDGED_SKIPPED <<<"$last"
+		JUDGED=$(sed '$d' <<<"$JUDGED")
+	else
+		JUDGED=${JUDGED:+$JUDGED$'\n'}$(printf '[%s]  %-7s %s' "$1" FAIL "judge: ktap.sh failed (status $rc) on $2")
+		JUDGED_PASSED=0 JUDGED_FAILED=1 JUDGED_SKIPPED=0
+	fi
+	[ -z "$JUDGED" ] || echo "$JUDGED"
 	TOTAL_PASSED=$((${TOTAL_PASSED:-0} + JUDGED_PASSED))
 	TOTAL_FAILED=$((${TOTAL_FAILED:-0} + JUDGED_FAILED))
 	TOTAL_SKIPPED=$((${TOTAL_SKIPPED:-0} + JUDGED_SKIPPED))

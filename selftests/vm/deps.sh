@@ -5,6 +5,10 @@
 # usage: deps.sh            the VM harness's packages (below)
 #        deps.sh PKG...     these packages instead (make deb: the build
 #                           dependencies of debian/control)
+#        deps.sh --arch ARCH...  what guests of a foreign architecture
+#                           (arm64, armhf) need on the host: qemu and a
+#                           cross compiler (their userland is not installed
+#                           here: userland.sh unpacks it into the cache)
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -16,8 +20,25 @@ PACKAGES="
 	gcc gcc-12 make libc6-dev pkg-config libmnl-dev pahole
 	iproute2 nftables conntrack iperf3 socat jq iputils-ping tcpdump ethtool
 	python3 python3-yaml python3-jsonschema debootstrap dkms
+	ppp pppoe wireguard-tools
 "
-[ $# -eq 0 ] || PACKAGES="$*"
+# Per foreign architecture: its qemu, and the cross compiler and C library
+# for the module, ftctl and the selftests' helpers.
+# shellcheck disable=SC2034 # read by name below
+ARCH_PACKAGES_arm64="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+# shellcheck disable=SC2034
+ARCH_PACKAGES_armhf="qemu-system-arm gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
+if [ "${1:-}" = --arch ]; then
+	shift
+	PACKAGES=
+	for a in "$@"; do
+		v=ARCH_PACKAGES_$a
+		[ -n "${!v:-}" ] || die "deps.sh: no packages known for architecture '$a'"
+		PACKAGES+=" ${!v}"
+	done
+elif [ $# -gt 0 ]; then
+	PACKAGES="$*"
+fi
 
 # shellcheck disable=SC2086
 missing=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PACKAGES 2>/dev/null |

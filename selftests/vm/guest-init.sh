@@ -4,9 +4,12 @@
 # by the kernel command line:
 #   ft.mode=test   run /selftests/run_tests.sh, KTAP on /dev/ttyS1 (default)
 #   ft.mode=shell  load fasttrack and give a shell on the console
-#   ft.tests=a,b   run only these selftests
+#   ft.tests=a,b   run only these selftests (or /ft-tests, a name per line)
 #   ft.mode=bench  run /bench/guest/bench.sh (make bench), output on /dev/ttyS1
 #   ft.mode=demo   run /bench/guest/demo.sh (make demo), output on /dev/ttyS1
+#   ft.tty=T       the console is /dev/T (default ttyS0)
+#   ft.ktap=T      the second channel is /dev/T (default ttyS1); hvc0 (arm's
+#                  virt machine) is a virtio console, whose modules init loads
 # and powers off.
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=${TERM:-linux}
@@ -34,13 +37,43 @@ if [ -w "$kmemleak" ]; then
 	echo clear >"$kmemleak"
 fi
 
-mode=test tests=
+mode=test tests= tty=ttyS0 ktap=ttyS1
+# boot.sh puts the selected tests in /ft-tests (ft.tests= also works).
+[ ! -f /ft-tests ] || tests=$(tr '\n' ' ' </ft-tests)
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ft.mode=*) mode=${arg#ft.mode=} ;;
 	ft.tests=*) tests=$(echo "${arg#ft.tests=}" | tr ',' ' ') ;;
+	ft.tty=*) tty=${arg#ft.tty=} ;;
+	ft.ktap=*) ktap=${arg#ft.ktap=} ;;
 	esac
 done
+# console_listed: a virtio console port is up and listed (debugfs).
+console_listed() {
+	for f in /sys/kernel/debug/virtio-ports/*; do
+		grep -qs "^is_console: yes" "$f" &&
+			grep -qs "^guest_connected: 1" "$f" && return 0
+	done
+	return 1
+}
+
+case $ktap in
+hvc*)
+	modprobe virtio_mmio
+	modprobe virtio_console
+	# Open the console only once virtio_console lists it: the tty opens
+	# from hvc_alloc() on, and a poll before the port is listed gets
+	# -EPIPE and hangs the tty up, so nothing written to it reaches the
+	# host (arm64-6.1, armhf-6.1). debugfs shows the port as a connected
+	# console from then on.
+	i=0
+	until console_listed || [ $i -ge 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -lt 300 ] || echo "init: no virtio console came up for /dev/$ktap" >&2
+	;;
+esac
 
 case $mode in
 shell)
@@ -48,15 +81,15 @@ shell)
 	echo "fasttrack guest $(uname -r): selftests in /selftests (./run_tests.sh [NAME...])."
 	echo "Leave with 'exit' (or Ctrl-A X)."
 	cd /selftests || true
-	setsid -c sh -i </dev/ttyS0 >/dev/ttyS0 2>&1
+	setsid -c sh -i <"/dev/$tty" >"/dev/$tty" 2>&1
 	;;
 bench | demo)
-	sh "/bench/guest/$mode.sh" >/dev/ttyS1 2>&1
+	sh "/bench/guest/$mode.sh" >"/dev/$ktap" 2>&1
 	echo "init: $mode.sh exited with $?"
 	;;
 *)
 	# shellcheck disable=SC2086 # a list of test names
-	/selftests/run_tests.sh $tests >/dev/ttyS1 2>&1
+	/selftests/run_tests.sh $tests >"/dev/$ktap" 2>&1
 	echo "init: run_tests.sh exited with $?"
 	if [ -w "$kmemleak" ]; then
 		# Let grace periods and netns cleanups finish, then scan twice:

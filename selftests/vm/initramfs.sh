@@ -6,16 +6,32 @@
 # our fasttrack.ko under updates/, ftctl, the selftests and their helpers
 # (selftests/vm/tools.sh builds ftctl and the helpers).
 #
+# A foreign-architecture kernel (arm64, armhf) gets that architecture's
+# binaries and libraries from userland.sh's root instead of the host's, and
+# ftctl and the helpers from $OUT/tools-<arch> (tools.sh ARCH).
+#
 # usage: initramfs.sh WORD          writes $OUT/initramfs/<kver>.cpio.gz
 # FT_FTCTL=PATH takes ftctl from elsewhere than userspace/ftctl.
 set -eu
 . "$(dirname "$0")/common.sh"
+. "$VM_DIR/arch.sh"
 
 word=${1:?usage: initramfs.sh WORD}
 export FT_TAG=$word
 load_kernel "$word"
+DEB_ARCH=${DEB_ARCH:-amd64}
+arch_info "$DEB_ARCH"
 ko=$OUT/build/$KVER/kmod/fasttrack.ko
 ftctl=${FT_FTCTL:-$REPO/userspace/ftctl}
+tools=$OUT/tools
+# U: where a foreign guest's userland comes from (empty: the host).
+U=
+if is_foreign "$DEB_ARCH"; then
+	U=$CACHE/userland/$DEB_ARCH/root
+	[ -d "$U" ] || die "no $DEB_ARCH userland at $U (selftests/vm/userland.sh $DEB_ARCH)"
+	tools=$OUT/tools-$DEB_ARCH
+	ftctl=${FT_FTCTL:-$tools/ftctl}
+fi
 out=$OUT/initramfs/$KVER.cpio.gz
 R=$OUT/initramfs/$KVER.root
 
@@ -23,7 +39,7 @@ R=$OUT/initramfs/$KVER.root
 # tool that runs other programs (its applets would shadow the real ones).
 HOST_BINS="dash kmod ip tc bridge nft conntrack iperf3 jq socat tcpdump ethtool
 	ping setpriv setsid nsenter unshare flock taskset timeout env nice nohup
-	xargs find sha256sum"
+	xargs find sha256sum pppd pppoe-server pppoe wg"
 KMOD_LINKS="modprobe insmod rmmod lsmod depmod modinfo"
 
 # Kernel modules the selftests may use: whole directories (all of
@@ -43,6 +59,16 @@ MODULES="$MODULES drbg jitterentropy_rng"
 MODULES="$MODULES mpls_router mpls_iptunnel"
 # nlmon: make bench times route changes by their netlink messages (covering).
 MODULES="$MODULES nlmon"
+# Layer-3 and stacked devices (issue 15): tunnels, ppp, WireGuard, bonds.
+# PPPoE (lib_l3dev.sh; ppp_async: the user-space server's sessions),
+# WireGuard (its crypto comes with it from modules.dep), GRE and IPIP over
+# IPv4 and IPv6, SIT (6in4).
+MODULES="$MODULES ip_gre ip6_gre ipip bonding"
+MODULES="$MODULES ppp_generic pppox pppoe ppp_async slhc wireguard udp_tunnel ip6_udp_tunnel"
+MODULES="$MODULES gre ip_tunnel tunnel4 tunnel6 ip6_tunnel sit"
+# The arm "virt" machine's virtio devices, among them the console that
+# carries the KTAP (guest-init.sh loads them).
+! is_foreign "$DEB_ARCH" || MODULES="$MODULES virtio_mmio virtio_console"
 
 # copy_file SRC [DST]: copy into the root, following symlinks.
 copy_file() {
@@ -51,9 +77,43 @@ copy_file() {
 	cp -L "$1" "$dst"
 }
 
-# copy_bin PATH [DST]: a host binary and every shared library it loads.
+# elf_libs FILE: the paths in $U of the program interpreter and the shared
+# libraries FILE needs, recursively (ELF NEEDED entries: a foreign binary
+# cannot run here, so ldd cannot list them).
+elf_libs() {
+	local todo=("$1") seen=' ' f lib d found
+	readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p'
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			[[ $seen == *" $lib "* ]] && continue
+			seen+="$lib "
+			found=
+			for d in /lib/$TRIPLET /usr/lib/$TRIPLET /lib /usr/lib; do
+				[ -e "$U$d/$lib" ] || continue
+				found=$d/$lib
+				break
+			done
+			[ -n "$found" ] || die "$lib (needed by ${f#"$U"}) is not in $U"
+			echo "$found"
+			todo+=("$U$found")
+		done
+	done
+}
+
+# copy_bin PATH [DST]: a host binary and every shared library it loads; in a
+# foreign guest PATH is in $U.
 copy_bin() {
-	local lib
+	local lib libs
+	if [ -n "$U" ]; then
+		copy_file "$1" "${2:-${1#"$U"}}"
+		libs=$(elf_libs "$1")
+		for lib in $libs; do
+			[ -e "$R$lib" ] || copy_file "$U$lib" "$lib"
+		done
+		return
+	fi
 	copy_file "$1" "${2:-$1}"
 	for lib in $(ldd "$1" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
 		[ -e "$R$lib" ] || copy_file "$lib"
@@ -79,32 +139,51 @@ make_skeleton() {
 		nogroup:x:65534:
 	EOF
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$R/etc/hosts"
-	cp -r /etc/iproute2 "$R/etc/"
-	if [ -d /usr/lib/x86_64-linux-gnu/tc ]; then
-		mkdir -p "$R/usr/lib/x86_64-linux-gnu"
-		cp -r /usr/lib/x86_64-linux-gnu/tc "$R/usr/lib/x86_64-linux-gnu/"
+	cp -r "$U/etc/iproute2" "$R/etc/"
+	if [ -d "$U/usr/lib/$TRIPLET/tc" ]; then
+		mkdir -p "$R/usr/lib/$TRIPLET"
+		cp -r "$U/usr/lib/$TRIPLET/tc" "$R/usr/lib/$TRIPLET/"
 	fi
+}
+
+# find_bin NAME: the path of a binary the guest gets.
+find_bin() {
+	local d
+	if [ -z "$U" ]; then
+		command -v "$1"
+		return
+	fi
+	for d in /usr/sbin /usr/bin /sbin /bin; do
+		[ -x "$U$d/$1" ] && { echo "$U$d/$1"; return 0; }
+	done
+	return 1
 }
 
 install_userland() {
 	local b path a
 	for b in $HOST_BINS; do
-		path=$(command -v "$b") || die "host binary $b is missing (selftests/vm/deps.sh installs it)"
+		path=$(find_bin "$b") || die "binary $b is missing (selftests/vm/deps.sh or userland.sh installs it)"
 		copy_bin "$path"
 	done
 	for a in $KMOD_LINKS; do
 		ln -s ../bin/kmod "$R/usr/sbin/$a"
 	done
 	ln -s dash "$R/usr/bin/sh"
-	cp /bin/busybox "$R/usr/bin/busybox"
+	cp "$U/bin/busybox" "$R/usr/bin/busybox"
+	# The host's busybox-static is the same Debian version: its applets.
 	for a in $(busybox --list); do
 		case $a in init | linuxrc) continue ;; esac
 		[ -e "$R/usr/bin/$a" ] || [ -e "$R/usr/sbin/$a" ] || ln -s busybox "$R/usr/bin/$a"
 	done
 	[ -x "$ftctl" ] || die "no ftctl at $ftctl (make -C userspace)"
 	copy_bin "$ftctl" /usr/sbin/ftctl
+	# pppd's kernel-mode PPPoE plugin (fastpath_pppoe); pppd itself needs no
+	# file in /etc/ppp: the test gives it every option.
+	for b in "$U"/usr/lib/pppd/*/pppoe.so "$U"/usr/lib/pppd/*/rp-pppoe.so; do
+		[ ! -e "$b" ] || copy_bin "$b"
+	done
 	# The selftests' own C helpers, built by tools.sh.
-	for b in "$OUT"/tools/*; do
+	for b in "$tools"/*; do
 		[ ! -x "$b" ] || copy_bin "$b" "/usr/bin/$(basename "$b")"
 	done
 }

@@ -7,7 +7,9 @@
 #   [6.1]  skip    name: reason
 # A test that was expected but never reported counts as failed (MISSING), as
 # do a boot that timed out or failed, a kernel panic, and a kernel splat on
-# the console. The last line is "= PASSED FAILED SKIPPED".
+# the console. A run whose rc is "prepare" (the kernel was not fetched,
+# built or packed) is one failure with the end of RUNDIR/prepare.log. The
+# last line is "= PASSED FAILED SKIPPED".
 #
 # usage: ktap.sh LABEL RUNDIR TEST...   (dmesg-clean is always expected)
 set -eu
@@ -44,10 +46,19 @@ digest() {
 	tail -n 10 "$1"
 }
 
+# A kernel that was not prepared (fetch, build or initramfs failed) never
+# booted: one failure, with the end of its prepare log, and no other lines.
+if [ "$rc" = prepare ]; then
+	failure "prepare: fetching, building or packing failed; no test ran" \
+		"$(tail -n 30 "$dir/prepare.log" 2>/dev/null || echo "no prepare log in $dir")"
+	echo "= 0 1 0"
+	exit 0
+fi
+
 # results: "STATUS<TAB>NAME<TAB>REASON" per KTAP result line; the "# " lines
 # before a result are its diagnostics, kept in diag.<NAME>.
 rm -f "$dir"/diag.*
-tr -d '\r' <"$dir/ktap.log" 2>/dev/null | awk -v dir="$dir" '
+tr -d '\r' 2>/dev/null <"$dir/ktap.log" | awk -v dir="$dir" '
 	/^# / { diag = diag substr($0, 3) "\n"; next }
 	/^Bail out!/ { print "bail\t-\t" $0; next }
 	/^(not )?ok [0-9]+ / {
@@ -64,7 +75,6 @@ tr -d '\r' <"$dir/ktap.log" 2>/dev/null | awk -v dir="$dir" '
 case $rc in
 0) ;;
 124 | 137) failure "boot: timed out after ${FT_TIMEOUT:-3600} s" ;;
-prepare) failure "prepare: fetching, building or packing failed" "$(tail -n 30 "$dir/prepare.log")" ;;
 *) failure "boot: boot.sh (qemu) exited with status $rc" ;;
 esac
 if grep -q 'Kernel panic' "$dir/console.log" 2>/dev/null; then
@@ -93,7 +103,7 @@ fi
 
 # A splat after the runner's own dmesg check (or in a hung guest).
 if ! grep -qP '^fail\tdmesg-clean\t' "$dir/results.tsv" &&
-	splat=$(tr -d '\r' <"$dir/console.log" 2>/dev/null | grep -E -A 20 "$FT_SPLAT_RE"); then
+	splat=$(tr -d '\r' 2>/dev/null <"$dir/console.log" | grep -E -A 20 "$FT_SPLAT_RE"); then
 	failure "console: kernel splat" "$splat"
 fi
 

@@ -3,22 +3,63 @@
 # Build the host-side programs that go into every guest: ftctl
 # (make -C userspace) and each selftests/*.c helper, static, into
 # $OUT/tools/<name>. A compiler warning in a helper fails the build.
+#
+# usage: tools.sh [ARCH...]   by default the host's (amd64) tools; a foreign
+#                             architecture's (arm64, armhf) go to
+#                             $OUT/tools-<arch>/, cross-built, ftctl linked
+#                             against the libmnl of userland.sh's root
 set -eu
 . "$(dirname "$0")/common.sh"
+. "$VM_DIR/arch.sh"
 
-rm -rf "$OUT/tools"
-mkdir -p "$OUT/tools"
-log "building ftctl"
-make -C "$REPO/userspace" >"$OUT/tools/ftctl.log" 2>&1 ||
-	{ cat "$OUT/tools/ftctl.log" >&2; die "ftctl build failed"; }
+# helpers DIR CC: each selftests/*.c helper, static, into DIR.
+helpers() {
+	local dir=$1 cc=$2 src name
+	for src in "$REPO"/selftests/*.c; do
+		[ -f "$src" ] || continue
+		name=$(basename "$src" .c)
+		log "building selftests helper $name"
+		if ! "$cc" -O2 -Wall -static -o "$dir/$name" "$src" >"$dir/$name.log" 2>&1 ||
+			grep -q 'warning:' "$dir/$name.log"; then
+			cat "$dir/$name.log" >&2
+			die "building $src failed or warned"
+		fi
+	done
+}
 
-for src in "$REPO"/selftests/*.c; do
-	[ -f "$src" ] || continue
-	name=$(basename "$src" .c)
-	log "building selftests helper $name"
-	if ! gcc -O2 -Wall -static -o "$OUT/tools/$name" "$src" >"$OUT/tools/$name.log" 2>&1 ||
-		grep -q 'warning:' "$OUT/tools/$name.log"; then
-		cat "$OUT/tools/$name.log" >&2
-		die "building $src failed or warned"
+host_tools() {
+	rm -rf "$OUT/tools"
+	mkdir -p "$OUT/tools"
+	log "building ftctl"
+	make -C "$REPO/userspace" >"$OUT/tools/ftctl.log" 2>&1 ||
+		{ cat "$OUT/tools/ftctl.log" >&2; die "ftctl build failed"; }
+	helpers "$OUT/tools" gcc
+}
+
+# foreign_tools ARCH: ftctl out of tree (userspace/'s Makefile finds its
+# sources by its own path) and the helpers, with the cross compiler.
+foreign_tools() {
+	local arch=$1 dir=$OUT/tools-$1 u=$CACHE/userland/$1/root
+	arch_info "$arch"
+	bash "$VM_DIR/userland.sh" "$arch"
+	rm -rf "$dir"
+	mkdir -p "$dir/ftctl.build"
+	log "building ftctl for $arch"
+	make -C "$dir/ftctl.build" -f "$REPO/userspace/Makefile" CC="${CROSS}gcc" \
+		PKG_CONFIG=false CPPFLAGS="-I$u/usr/include" \
+		LDFLAGS="-L$u/usr/lib/$TRIPLET -Wl,-rpath-link,$u/usr/lib/$TRIPLET:$u/lib/$TRIPLET" \
+		ftctl >"$dir/ftctl.log" 2>&1 ||
+		{ cat "$dir/ftctl.log" >&2; die "ftctl build for $arch failed"; }
+	mv "$dir/ftctl.build/ftctl" "$dir/ftctl"
+	rm -rf "$dir/ftctl.build"
+	helpers "$dir" "${CROSS}gcc"
+}
+
+[ $# -gt 0 ] || set -- amd64
+for arch in "$@"; do
+	if is_foreign "$arch"; then
+		FT_TAG=$arch foreign_tools "$arch"
+	else
+		host_tools
 	fi
 done

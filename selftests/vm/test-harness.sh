@@ -1,0 +1,255 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make harness-test` (and make check, before the guests): the VM harness's
+# own failure handling, on the host, without a guest or the network.
+#
+#  - apt.sh, against a file: archive made here and a host apt setup
+#    simulated through APT_CONFIG: the host's installed packages (a newer
+#    linux-headers-amd64) and foreign architectures do not reach the
+#    private setup; an index that fails to download (listed in Release,
+#    missing: a mirror mid-sync) and an unreachable suite are not fatal by
+#    themselves; a package that cannot be resolved is named, with the
+#    suites.
+#  - check.sh --matrix: the core tests on every kernel, each other test on
+#    one older and one newer kernel; without it, every test everywhere.
+#  - check.sh, dkms-vm.sh, soak.sh, in a copy of the harness whose fetch,
+#    build and boot steps are stubs: when one kernel fails to prepare, the
+#    other kernel's results are still printed, the failed one is a prepare
+#    failure whose log is kept under $CACHE/logs, and the exit is non-zero.
+#
+# Prints one line per check and exits non-zero if any failed.
+set -eu -o pipefail
+VM=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failed=0 checks=0
+
+# check DESC CMD...: CMD must succeed.
+check() {
+	local desc=$1
+	shift
+	checks=$((checks + 1))
+	if "$@"; then
+		echo "ok    $desc"
+	else
+		echo "FAIL  $desc"
+		failed=$((failed + 1))
+	fi
+}
+
+# has FILE TEXT: FILE contains the fixed string TEXT.
+has() { grep -qF -- "$2" "$1"; }
+hasnt() { ! grep -qF -- "$2" "$1"; }
+
+arch=$(dpkg --print-architecture)
+
+# mkrepo DIR SUITE ARCH...: a file: archive with SUITE's main component for
+# each ARCH, its index a copy of $T/Packages, all listed in the Release file.
+mkrepo() {
+	local d=$1/dists/$2 a f
+	shift 2
+	for a in "$@"; do
+		mkdir -p "$d/main/binary-$a"
+		cp "$T/Packages" "$d/main/binary-$a/Packages"
+	done
+	{
+		printf 'Suite: %s\nCodename: %s\nArchitectures: %s\nComponents: main\n' \
+			"$(basename "$d")" "$(basename "$d")" "$*"
+		printf 'Date: %s\nSHA256:\n' "$(date -Ru)"
+		for a in "$@"; do
+			f=main/binary-$a/Packages
+			printf ' %s %s %s\n' "$(sha256sum <"$d/$f" | cut -d' ' -f1)" "$(wc -c <"$d/$f")" "$f"
+		done
+	} >"$d/Release"
+}
+
+# ---- apt.sh
+cat >"$T/Packages" <<EOF
+Package: linux-headers-amd64
+Version: 5.10.1
+Architecture: $arch
+Depends: linux-headers-5.10.0-1-amd64
+Description: meta
+
+Package: linux-headers-5.10.0-1-amd64
+Version: 5.10.1
+Architecture: $arch
+Description: headers
+EOF
+# The foreign architecture's index is listed but missing.
+mkrepo "$T/repo" bullseye "$arch" fakearch
+rm "$T/repo/dists/bullseye/main/binary-fakearch/Packages"
+# The host: linux-headers-amd64 6.1 installed; or a foreign architecture.
+cat >"$T/host-status" <<EOF
+Package: linux-headers-amd64
+Status: install ok installed
+Priority: optional
+Section: kernel
+Maintainer: nobody <nobody@example.org>
+Architecture: $arch
+Version: 6.1.1
+Depends: linux-headers-6.1.0-1-amd64
+Description: meta
+EOF
+printf 'Acquire::AllowInsecureRepositories "true";\n' >"$T/insecure.conf"
+printf 'Dir::State::status "%s";\n' "$T/host-status" | cat "$T/insecure.conf" - >"$T/host-status.conf"
+printf 'APT::Architectures { "%s"; "fakearch"; };\n' "$arch" | cat "$T/insecure.conf" - >"$T/host-arch.conf"
+
+# apt_case NAME HOST-CONF SUITE...: set up a private apt NAME for SUITEs
+# (bullseye from the archive here; bullseye-security from one that does
+# not exist) under the host apt configuration HOST-CONF, and look
+# packages up in it. Output in $T/NAME.out.
+apt_case() {
+	local name=$1 conf=$2
+	shift 2
+	(
+		export APT_CONFIG=$conf FT_CACHE=$T/apt-cache
+		# shellcheck source=selftests/vm/common.sh
+		. "$VM/common.sh"
+		# shellcheck source=selftests/vm/apt.sh
+		. "$VM/apt.sh"
+		# shellcheck disable=SC2317 # called by apt.sh
+		host_sources() {
+			echo "file:$T/repo bullseye -"
+			echo "file:$T/nowhere bullseye-security -"
+		}
+		apt_private_setup "$name" "$@" && echo setup-done
+		apt_private "$name" apt-cache depends linux-headers-amd64
+		apt_resolve "$name" "5.10 headers" linux-headers-amd64 '^linux-headers-5.10[.-]' | sed 's/^/resolved: /'
+		(apt_resolve "$name" "5.10 image" linux-image-amd64 '^linux-image-5.10[.-]') && echo resolved-missing
+		(apt_resolve "$name" "6.1 headers" linux-headers-amd64 '^linux-headers-6.1[.-]') && echo resolved-wrong
+		true
+	) >"$T/$name.out" 2>&1 || true
+}
+
+apt_case status "$T/host-status.conf" bullseye
+check "apt: the host's installed linux-headers-amd64 does not count" \
+	has "$T/status.out" "Depends: linux-headers-5.10.0-1-amd64"
+check "apt: ... apt_resolve finds the 5.10 headers" has "$T/status.out" "resolved: linux-headers-5.10.0-1-amd64"
+
+apt_case arch "$T/host-arch.conf" bullseye
+check "apt: the host's foreign architecture's index is not fetched" hasnt "$T/arch.out" fakearch
+check "apt: ... and cannot fail the refresh" has "$T/arch.out" setup-done
+check "apt: ... apt_resolve finds the 5.10 headers" has "$T/arch.out" "resolved: linux-headers-5.10.0-1-amd64"
+
+apt_case index "$T/host-arch.conf" bullseye bullseye-security
+check "apt: an unreachable suite does not fail the refresh" has "$T/index.out" setup-done
+check "apt: ... which reports the failed lists" has "$T/index.out" "failed to download"
+check "apt: ... apt_resolve finds the 5.10 headers" has "$T/index.out" "resolved: linux-headers-5.10.0-1-amd64"
+check "apt: a missing package fails" hasnt "$T/index.out" resolved-missing
+check "apt: ... naming the package and the suites" has "$T/index.out" \
+	"cannot resolve the 5.10 image: no package linux-image-amd64 in the package lists of bullseye bullseye-security ($arch); some failed to download"
+check "apt: a dependency that does not match fails" hasnt "$T/index.out" resolved-wrong
+check "apt: ... naming it, what it depends on and the suites" has "$T/index.out" \
+	"cannot resolve the 6.1 headers: linux-headers-amd64 depends on no package matching ^linux-headers-6.1[.-], in the package lists of bullseye bullseye-security ($arch)"
+
+# ---- check.sh, dkms-vm.sh, soak.sh with one kernel that fails to prepare
+R=$T/tree
+mkdir -p "$R/selftests/vm" "$R/kmod" "$R/uapi"
+touch "$R/Kbuild" "$R/dkms.conf" "$R/Makefile"
+cp "$VM/../lib.sh" "$R/selftests/"
+for f in check.sh common.sh ktap.sh dkms-vm.sh soak.sh dkms_install.sh deb_install.sh lib_dkmsroot.sh; do
+	cp "$VM/$f" "$R/selftests/vm/"
+done
+# shellcheck disable=SC2016 # the stub's own $1
+printf '#!/bin/sh\n[ "$1" = --list ] && printf "%%s\\n" ${STUB_TESTS:-alpha beta}\n' >"$R/selftests/run_tests.sh"
+for f in deps.sh tools.sh build.sh initramfs.sh; do
+	echo 'exit 0' >"$R/selftests/vm/$f"
+done
+# Kernels named bad* fail to fetch; the others get an env file.
+cat >"$R/selftests/vm/kernels.sh" <<'EOF'
+. "$(dirname "$0")/common.sh"
+[ "$1" != --arch ] || { echo amd64; exit 0; }
+for w in "$@"; do
+	case $w in bad*) FT_TAG=$w die "stub: cannot fetch $w" ;; esac
+	mkdir -p "$CACHE/kernels/$w"
+	printf 'KVER=%s-stub\nBUILD=host\nKDIR=/nonexistent\nPKG_VERSION=0\n' "$w" >"$(kernel_env "$w")"
+done
+EOF
+# Every test passes.
+cat >"$R/selftests/vm/boot.sh" <<'EOF'
+dir=$2 n=0
+shift 2
+while [ $# -gt 0 ]; do [ "$1" = --tests ] && tests=$2; shift; done
+echo booted >"$dir/console.log"
+{
+	echo "TAP version 13"
+	for t in $(tr ',' ' ' <<<"$tests") dmesg-clean; do
+		n=$((n + 1))
+		echo "ok $n $t"
+	done
+} >"$dir/ktap.log"
+EOF
+
+# run NAME SCRIPT ARGS...: the stub tree's SCRIPT, output in $T/NAME.out,
+# exit status in $T/NAME.rc, its cache $T/NAME.
+run() {
+	local name=$1 script=$2 rc=0
+	shift 2
+	mkdir -p "$T/$name"
+	FT_CACHE=$T/$name SMP=0 FT_DEB_KERNELS='' YNL_KERNELS='' SOAK_SECONDS=1 \
+		bash "$R/selftests/vm/$script" "$@" >"$T/$name.out" 2>&1 </dev/null || rc=$?
+	echo "$rc" >"$T/$name.rc"
+}
+rc_is() { [ "$(cat "$T/$1.rc")" = "$2" ]; }
+rc_not() { [ "$(cat "$T/$1.rc")" != "$2" ]; }
+# kept NAME GLOB TEXT: a log under NAME's $CACHE/logs matching GLOB has TEXT.
+# shellcheck disable=SC2086 # GLOB
+kept() { grep -qF -- "$3" "$T/$1/logs/"$2 2>/dev/null; }
+
+run good check.sh --kernels good
+check "check.sh: a kernel that passes passes" rc_is good 0
+check "check.sh: ... with its results" has "$T/good.out" "[good]  ok      beta"
+check "check.sh: ... and its summary" has "$T/good.out" "3 passed, 0 failed"
+
+run check check.sh --kernels "bad good"
+check "check.sh: a kernel that failed to prepare fails the run" rc_not check 0
+check "check.sh: ... with a prepare failure line" has "$T/check.out" "[bad]  FAIL    prepare:"
+check "check.sh: ... showing its error" has "$T/check.out" "| [bad] error: stub: cannot fetch bad"
+check "check.sh: ... its prepare log kept in \$CACHE/logs" kept check 'bad-*.log' "stub: cannot fetch bad"
+check "check.sh: the other kernel's results are printed" has "$T/check.out" "[good]  ok      alpha"
+check "check.sh: ... and in the table" has "$T/check.out" "| good | good-stub | 0 | 3 | 0 |"
+check "check.sh: ... and counted" has "$T/check.out" "3 passed, 1 failed"
+check "check.sh: no missing files on the way" hasnt "$T/check.out" "No such file"
+
+# The matrix: the core tests on every kernel, each other test on exactly
+# one older and one newer kernel.
+STUB_TESTS="alpha beta gamma delta module_load fault_rmmod" run matrix check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
+check "check.sh --matrix: passes" rc_is matrix 0
+# on TEST: the kernels that ran TEST, in order.
+on() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/matrix.out" | xargs; }
+check "check.sh --matrix: a core test runs on every kernel" test "$(on module_load)" = "5.10 6.1 6.12 7.2 other"
+check "check.sh --matrix: another platform runs the smoke set" test "$(on fault_rmmod)" = "5.10 6.12 other"
+check "check.sh --matrix: ... only" test "$(on gamma)" != "other"
+for t in alpha beta gamma delta; do
+	check "check.sh --matrix: $t runs on one older and one newer kernel" \
+		grep -qxE '(5\.10|6\.1) (6\.12|7\.2)' <<<"$(on "$t")"
+done
+check "check.sh --matrix: the halves differ" test "$(on alpha)" != "$(on beta)"
+check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "21 passed, 0 failed"
+run full check.sh --kernels "5.10 6.1"
+check "check.sh without --matrix: every test on every kernel" test "$(sed -n 's/^\[\([0-9.]*\)\]  ok      beta$/\1/p' "$T/full.out" | xargs)" = "5.10 6.1"
+
+run dkms dkms-vm.sh --kernels "bad good"
+check "dkms-vm.sh: a kernel that failed to prepare fails the run" rc_not dkms 0
+check "dkms-vm.sh: ... with a prepare failure line" has "$T/dkms.out" "[bad]  FAIL    prepare:"
+check "dkms-vm.sh: ... its prepare log kept in \$CACHE/logs" kept dkms 'dkms-bad-*.log' "stub: cannot fetch bad"
+check "dkms-vm.sh: the other kernel's results are printed" has "$T/dkms.out" "[good]  ok      dkms_install"
+check "dkms-vm.sh: ... and counted" has "$T/dkms.out" "2 passed, 1 failed"
+
+run soak soak.sh --kernels "bad good"
+check "soak.sh: a kernel that failed to prepare fails the run" rc_not soak 0
+check "soak.sh: ... with a prepare failure line" has "$T/soak.out" "[bad]  FAIL    prepare:"
+check "soak.sh: ... its prepare log kept in \$CACHE/logs" kept soak 'soak-bad-*/prepare.log' "stub: cannot fetch bad"
+check "soak.sh: the other kernel's results are printed" has "$T/soak.out" "[good]  ok      soak"
+check "soak.sh: ... and the verdict" has "$T/soak.out" "soak failed"
+
+if [ "$failed" -ne 0 ]; then
+	for f in "$T"/*.out; do
+		echo "==== $(basename "$f")"
+		cat "$f"
+	done
+	echo "harness: $failed of $checks checks failed"
+	exit 1
+fi
+echo "harness: all $checks checks passed"
