@@ -8,6 +8,12 @@ usage: report.py --outdir DIR [--wall SECONDS] [--command CMD] WORD=LOG...
 Each LOG is the output of bench/guest/bench.sh from one guest (one kernel).
 The guest ran under qemu -icount shift=2, so its clock advances 4 ns per
 instruction executed: time per packet converts to instructions per packet.
+
+A word of a foreign architecture ("arm64-6.12", selftests/vm/kernels.sh)
+counts that architecture's instructions: its section is headed and its rows
+labelled with the architecture, and its numbers are compared only with each
+other (its own ratios), never with an amd64 kernel's; the chart and the
+README's block show amd64 kernels only.
 """
 import argparse
 import datetime
@@ -15,14 +21,16 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 
 import report_churn
 import report_devices
+import report_l2dev
+import report_l3dev
 
-NS_PER_INSN = 4.0  # -icount shift=2
+from report_stats import NS_PER_INSN, fmt, med, spread
+
 
 PATHS = {
     "ceiling": "L2 turnaround (harness ceiling)",
@@ -45,6 +53,19 @@ SHORT = {
     "fthooks": "fasttrack+hooks",
 }
 ORDER = list(PATHS)
+# Foreign architectures: the "ARCH-" prefix of a kernel word, and the qemu
+# that boots it (selftests/vm/arch.sh).
+ARCH_QEMU = {
+    "amd64": "qemu-system-x86_64",
+    "arm64": "qemu-system-aarch64 -M virt -cpu cortex-a72",
+    "armhf": "qemu-system-arm -M virt -cpu cortex-a15",
+}
+
+
+def word_arch(word):
+    """The Debian architecture of a kernel word: amd64 unless "ARCH-..."."""
+    head = word.split("-", 1)[0]
+    return head if head in ARCH_QEMU and head != "amd64" else "amd64"
 METRICS = {"tcp1": "TCP 1 stream", "tcp4": "TCP 4 streams", "udp": "UDP 1400 B"}
 
 # The issue's targets (reported, not gated).
@@ -81,18 +102,6 @@ def num(v):
         return int(v)
     except ValueError:
         return float(v)
-
-
-def med(vals):
-    return statistics.median(vals) if vals else None
-
-
-def spread(vals):
-    """(max - min) / median, the repeatability of a measurement."""
-    if not vals or len(vals) < 2:
-        return 0.0
-    m = statistics.median(vals)
-    return (max(vals) - min(vals)) / m if m else 0.0
 
 
 def analyse(rows):
@@ -212,6 +221,8 @@ def analyse(rows):
     res["commits"] = com
     res.update(report_churn.analyse(rows))
     res.update(report_devices.analyse(rows))
+    res.update(report_l2dev.analyse(rows))
+    res.update(report_l3dev.analyse(rows))
     res["targets"] = targets(res)
     res["targets"].update(report_churn.targets(res))
     res["targets"].update(report_devices.targets(res))
@@ -276,23 +287,38 @@ def targets(res):
     return t
 
 
-def fmt(v, f="%.1f"):
-    return "—" if v is None else f % v
-
-
-def markdown(report):
+def markdown(report, arches=None):
+    """The report's tables, of the kernels whose architecture is in arches
+    (all when None)."""
     lines = []
     for word, res in report["kernels"].items():
         s = res["settings"]
-        lines.append("### Kernel %s (`%s`)\n" % (word, res["kernel"]))
-        lines.append(
-            "One guest boot, qemu TCG `-icount shift=2,sleep=off`, 1 vCPU, %s MB: guest time "
-            "counts instructions (4 ns each), so the numbers repeat run to run and the ratios "
-            "carry over to other hosts; absolute rates do not. Medians of %s pktgen and %s "
-            "iperf3 repeats.\n" % (s.get("mem_mb"), s.get("ppsreps", s.get("reps")), s.get("reps")))
+        arch = res.get("arch", "amd64")
+        if arches is not None and arch not in arches:
+            continue
+        foreign = arch != "amd64"
+        # A foreign kernel's rows say their architecture.
+        tag = ", %s" % arch if foreign else ""
+        if foreign:
+            lines.append("### %s: kernel %s (`%s`)\n" % (arch, word, res["kernel"]))
+            lines.append(
+                "One %s guest boot, `%s`, TCG `-icount shift=2,sleep=off`, 1 vCPU, %s MB: guest "
+                "time counts %s instructions (4 ns each). Compare these rows with each other "
+                "only, not with an amd64 kernel's (another instruction set, and qemu's virt "
+                "machine and its devices). Medians of %s pktgen and %s iperf3 repeats.\n" % (
+                    arch, res.get("qemu"), s.get("mem_mb"), arch,
+                    s.get("ppsreps", s.get("reps")), s.get("reps")))
+        else:
+            lines.append("### Kernel %s (`%s`)\n" % (word, res["kernel"]))
+            lines.append(
+                "One guest boot, qemu TCG `-icount shift=2,sleep=off`, 1 vCPU, %s MB: guest time "
+                "counts instructions (4 ns each), so the numbers repeat run to run and the ratios "
+                "carry over to other hosts; absolute rates do not. Medians of %s pktgen and %s "
+                "iperf3 repeats.\n" % (s.get("mem_mb"), s.get("ppsreps", s.get("reps")), s.get("reps")))
         p = res["pps"]
-        lines.append("**Router work per 64-byte packet** (pktgen, one UDP flow, %s frames per run; "
-                     "work = 1/pps − 1/pps of the L2 turnaround ceiling):\n" % s.get("count"))
+        lines.append("**Router work per 64-byte packet%s** (pktgen, one UDP flow, %s frames per run; "
+                     "work = 1/pps − 1/pps of the L2 turnaround ceiling):\n" % (
+                         " on " + arch if foreign else "", s.get("count")))
         lines.append("| path | IPv4 kpps | IPv6 kpps | IPv4 work ns (insns) | IPv6 work ns (insns) "
                      "| IPv6/IPv4 work |")
         lines.append("|---|---:|---:|---:|---:|---:|")
@@ -308,8 +334,8 @@ def markdown(report):
             ratio = "—"
             if path != "ceiling" and v4.get("router_work_ns") and v6.get("router_work_ns"):
                 ratio = "%.2f" % (v6["router_work_ns"] / v4["router_work_ns"])
-            lines.append("| %s | %s | %s | %s | %s | %s |" % (
-                PATHS[path], fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
+            lines.append("| %s%s | %s | %s | %s | %s | %s |" % (
+                PATHS[path], tag, fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
                 "0 (ceiling)" if path == "ceiling" else cell(v4),
                 "0 (ceiling)" if path == "ceiling" else cell(v6), ratio))
         if s.get("flowtable_devices"):
@@ -379,15 +405,19 @@ def markdown(report):
             lines.append("\nThroughput with commits: %.1f %% of without." % (com["pps_ratio"] * 100))
         lines += report_churn.markdown(res)
         lines += report_devices.markdown(res)
+        lines += report_l2dev.markdown(res)
+        lines += report_l3dev.markdown(res)
         tg = res["targets"]
         if tg:
-            lines.append("\n**Targets** (reported, not gated):\n")
+            lines.append("\n**Targets%s** (reported, not gated%s):\n" % (
+                " on " + arch if foreign else "",
+                "; ratios within this %s guest, the goals were set on amd64" % arch if foreign else ""))
             lines.append("| target | value | goal | met |")
             lines.append("|---|---:|---:|:---:|")
             for k, v in tg.items():
                 val = v.get("ratio", v.get("value"))
-                lines.append("| %s | %s | %s | %s |" % (
-                    k.replace("_", " "), "%.3f" % val if val < 10 else "%.0f" % val, v["target"],
+                lines.append("| %s%s | %s | %s | %s |" % (
+                    k.replace("_", " "), tag, "%.3f" % val if val < 10 else "%.0f" % val, v["target"],
                     "yes" if v["met"] else "**no**"))
         lines.append("")
     cpu = ", ".join("%s: %s s" % kv for kv in report["guest_cpu_s"].items())
@@ -401,7 +431,10 @@ def chart(report, outdir):
     if not shutil.which("gnuplot"):
         print("report.py: no gnuplot, no chart", file=sys.stderr)
         return
-    word, res = next(iter(report["kernels"].items()))
+    # Architectures are not drawn side by side: the first amd64 kernel, or
+    # without one the first kernel, its architecture in the title.
+    ks = list(report["kernels"].items())
+    word, res = next(((w, r) for w, r in ks if r.get("arch", "amd64") == "amd64"), ks[0])
     p = res["pps"]
     if not p:
         return  # the pps section was skipped: nothing to draw
@@ -420,7 +453,7 @@ def chart(report, outdir):
     script = """
 set terminal pngcairo size 1280,560 font "sans,10"
 set output "{png}"
-set multiplot layout 1,2 title "fasttrack bench: kernel {kver}, qemu -icount (1 guest ns = 1/4 instruction), 64-byte UDP, one flow, median of {reps}"
+set multiplot layout 1,2 title "fasttrack bench: {arch} kernel {kver}, qemu -icount (1 guest ns = 1/4 instruction), 64-byte UDP, one flow, median of {reps}"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -445,7 +478,7 @@ plot "< tail -n +2 {dat}" using 2:xtic(1) title "IPv4" lc rgb "#3b75af", \\
      "" using ($0 - 0.17):2:(sprintf("%.1f", $2)) with labels offset 0,0.7 font ",8" notitle, \\
      "" using ($0 + 0.17):3:(sprintf("%.1f", $3)) with labels offset 0,0.7 font ",8" notitle
 unset multiplot
-""".format(png=png, dat=dat, kver=res["kernel"], reps=res["settings"].get("ppsreps", res["settings"].get("reps")),
+""".format(png=png, dat=dat, kver=res["kernel"], arch=res.get("arch", "amd64"), reps=res["settings"].get("ppsreps", res["settings"].get("reps")),
            ymax=1.2 * max(d.get("pps_median", 0) / 1e3 for v in p.values() for d in v.values()))
     subprocess.run(["gnuplot"], input=script.encode(), check=True)
 
@@ -491,7 +524,10 @@ def main():
         rows, done = parse_log(path)
         if not done:
             sys.exit("report.py: %s did not finish (no @DONE)" % path)
-        report["kernels"][word] = analyse(rows)
+        res = analyse(rows)
+        res["arch"] = word_arch(word)
+        res["qemu"] = ARCH_QEMU[res["arch"]]
+        report["kernels"][word] = res
     os.makedirs(a.outdir, exist_ok=True)
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=False)
@@ -501,7 +537,11 @@ def main():
         f.write(md)
     chart(report, a.outdir)
     if a.readme:
-        update_readme(a.readme, md)
+        # The README's record is amd64's; a foreign kernel stays in results.md.
+        if any(r["arch"] == "amd64" for r in report["kernels"].values()):
+            update_readme(a.readme, markdown(report, arches=("amd64",)))
+        else:
+            print("report.py: no amd64 kernel, %s left as it is" % a.readme, file=sys.stderr)
     print(md)
 
 

@@ -3,7 +3,7 @@
 bench/guest/covering.sh), for bench/report.py: analyse() their @RESULT
 rows, targets() and markdown() their tables.
 """
-import statistics
+from report_stats import med, opt_int
 
 # The targets (reported, not gated), at the highest churn rate.
 TARGETS = {
@@ -22,12 +22,6 @@ HOWS = {
 }
 
 
-def _med(vals):
-    return statistics.median(vals) if vals else None
-
-
-def _int(v):
-    return int(v) if v not in (None, "", "none") else None
 
 
 def analyse(rows):
@@ -55,8 +49,8 @@ def analyse(rows):
                 churn["cpu"][r["rate"]] = {"achieved": float(r["achieved"]), "busy": float(r["busy"])}
         for (path, fam, rate), d in sorted(runs.items()):
             e = {
-                "flows": d["flows"], "pps_median": _med(d["pps_all"]), "pps_all": d["pps_all"],
-                "achieved_median": _med(d["achieved_all"]), "sent": d["sent"], "rx": d["rx"],
+                "flows": d["flows"], "pps_median": med(d["pps_all"]), "pps_all": d["pps_all"],
+                "achieved_median": med(d["achieved_all"]), "sent": d["sent"], "rx": d["rx"],
                 "seconds": d["usec"] / 1e6,
                 # the forward chain saw it: the slow path (both paths)
                 "slow_share_fwd_chain": d["c2s"] / max(1, d["sent"]),
@@ -90,8 +84,8 @@ def analyse(rows):
             "frames": int(r["frames"]), "before": int(r["before"]), "after": int(r["after"]),
             "in_change_window": int(r["window"]), "change_window_us": float(r["window_us"]),
             "old_way_after_change": int(r["old_after"]),
-            "first_new_way_us_after_ack": _int(r["first_new_us"]),
-            "first_new_way_nth_frame": _int(r["nth"]),
+            "first_new_way_us_after_ack": opt_int(r["first_new_us"]),
+            "first_new_way_nth_frame": opt_int(r["nth"]),
             "fast_share_before": float(r["fast_before"]), "fast_share_after": float(r["fast_after"]),
             "lost": int(r["lost"]),
             # frames of the flow to neither gateway; frames tcpdump missed

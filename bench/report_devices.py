@@ -3,7 +3,7 @@
 (bench/guest/devices.sh), for bench/report.py: analyse() their @RESULT
 rows, targets() and markdown() their tables.
 """
-import statistics
+from report_stats import fmt, med, opt_int
 
 # The targets (reported, not gated).
 TARGETS = {
@@ -20,12 +20,6 @@ NAMES = {
 ORDER = ["fs0", "fs50", "nfftc", "fasttrack"]
 
 
-def _med(vals):
-    return statistics.median(vals) if vals else None
-
-
-def _int(v):
-    return int(v) if v not in (None, "") else None
 
 
 def _snap(s):
@@ -91,7 +85,7 @@ def analyse(rows):
             "connections": int(r["conns"]), "conn_per_s": int(r["conns"]) * 1e6 / usec,
             "frames_sent": int(r["sent"]), "frames_back": int(r["back"]),
             "learned": int(r["learned"]), "torn_down": int(r["torn_down"]), "expired": int(r["expired"]),
-            "cached_before": _int(r.get("cached_before")), "cached_after": _int(r.get("cached_after")),
+            "cached_before": opt_int(r.get("cached_before")), "cached_after": opt_int(r.get("cached_after")),
             "before_churn": _mem(b, m, dirs), "after_churn": _mem(b, a, dirs),
         }
     if mc:
@@ -110,7 +104,7 @@ def analyse(rows):
     for path in cr.values():
         for rounds, d in path.items():
             secs = max(1e-9, d["usec"] / 1e6)
-            d["cps_median"] = _med(d["cps_all"])
+            d["cps_median"] = med(d["cps_all"])
             d["us_per_conn"] = 1e6 / d["cps_median"] if d["cps_median"] else None
             d["frames_per_conn"] = d["sent"] / max(1, d["conns"])
             d["slow_share"] = d["slow_pkts"] / max(1, d["sent"])
@@ -153,9 +147,6 @@ def targets(res):
     return t
 
 
-def _f(v, f="%.1f"):
-    return "—" if v is None else f % v
-
 
 def markdown(res):
     lines = []
@@ -182,8 +173,8 @@ def markdown(res):
                 e["kept_after"], e["kept_before"], e["units"])
             lines.append("| %s | %.2f | %.1f | %.1f (%d devices) | %.1f | %s | %s | %s | %s | %.1f | %.1f |" % (
                 NAMES[path], e["delete_s"], e["delete_ms_per_device"], e["empty_ms_per_device"],
-                e["empty_devices"], e["table_ms_per_device"], _f(e.get("walk_ms")),
-                _f(e.get("walks_per_device"), "%.2f"), kept,
+                e["empty_devices"], e["table_ms_per_device"], fmt(e.get("walk_ms")),
+                fmt(e.get("walks_per_device"), "%.2f"), kept,
                 "—" if e["units"] is None else "%d (of %d)" % (e["left_after"], e["left_before"]),
                 e["create_s"], e["enable_s"]))
     mc = res.get("memchurn")
@@ -208,9 +199,9 @@ def markdown(res):
                 NAMES[path], e["conn_per_s"], e["connections"], e["churn_s"],
                 e["learned"] if ft else "—", e["torn_down"] if ft else "—",
                 e["before_churn"]["total_bytes_per_dir"], e["after_churn"]["total_bytes_per_dir"],
-                _f(e["after_churn"]["ft_flow_bytes_per_dir"], "%.0f") if ft else "—",
-                _f(e["after_churn"]["xarray_bytes_per_dir"], "%.0f") if ft else "—",
-                _f(e["after_churn"].get("conntrack_slab_bytes_per_dir"), "%.0f"),
+                fmt(e["after_churn"]["ft_flow_bytes_per_dir"], "%.0f") if ft else "—",
+                fmt(e["after_churn"]["xarray_bytes_per_dir"], "%.0f") if ft else "—",
+                fmt(e["after_churn"].get("conntrack_slab_bytes_per_dir"), "%.0f"),
                 e["cached_before"], e["cached_after"]))
         lines.append("\nCached: fasttrack's flow directions; for the flowtable, connections tracked.")
     cr = res.get("connrate")

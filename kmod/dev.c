@@ -31,11 +31,46 @@ struct ft_dev *ft_dev_find(struct ft_net *fn, const struct net_device *dev)
 	return xa_load(&fn->dev_index, dev->ifindex);
 }
 
-/* Ethernet-like: what the fast path can rewrite and send. */
-bool ft_dev_can_offload(const struct net_device *dev)
+/*
+ * Can the fast path serve what enters @dev? Not if it cannot send on such
+ * a device, nor if another device owns its frames: a bridge, bond or team
+ * port's rx_handler takes them after the ingress hook, and a VRF routes
+ * them in its own table. The extack says what to do instead. RTNL.
+ */
+int ft_dev_check(const struct net_device *dev, struct netlink_ext_ack *extack)
 {
-	return dev->type == ARPHRD_ETHER && dev->addr_len == ETH_ALEN &&
-	       !(dev->flags & IFF_LOOPBACK);
+	struct net_device *master;
+
+	ASSERT_RTNL();
+	if (dev->flags & IFF_LOOPBACK) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the loopback device forwards nothing; enable the devices that traffic enters through");
+		return -EOPNOTSUPP;
+	}
+	if (ft_dev_kind(dev) == FT_DEV_NONE) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "device has a link-layer header other than Ethernet (e.g. a tunnel without a remote address); fasttrack serves Ethernet-like devices and layer-3 devices (ppp, WireGuard, tun, point-to-point tunnels)");
+		return -EOPNOTSUPP;
+	}
+	if (netif_is_l3_master(dev) || netif_is_l3_slave(dev)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "device is a VRF or in one; fasttrack does not offload VRF traffic");
+		return -EOPNOTSUPP;
+	}
+	master = netdev_master_upper_dev_get((struct net_device *)dev);
+	if (master) {
+#ifdef NL_SET_ERR_MSG_FMT_MOD
+		/* At most 80 bytes, the name included. */
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "device is a port of %s; enable %s instead",
+				       master->name, master->name);
+#else
+		NL_SET_ERR_MSG_MOD(extack,
+				   "device is a port of a bridge, bond or team, which receives its traffic; enable the master (or a VLAN device on it) instead");
+#endif
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /* The first enabled device of a netns starts learning. */
@@ -164,13 +199,12 @@ int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
 		  struct netlink_ext_ack *extack)
 {
 	struct ft_dev *fd;
+	int err;
 
 	ASSERT_RTNL();
-	if (!ft_dev_can_offload(dev)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "device is not Ethernet-like; fasttrack forwards Ethernet and VLAN devices only");
-		return -EOPNOTSUPP;
-	}
+	err = ft_dev_check(dev, extack);
+	if (err)
+		return err;
 
 	fd = ft_dev_find(fn, dev);
 	if (!fd) {
@@ -208,6 +242,39 @@ void ft_dev_disable_all(struct ft_net *fn)
 }
 
 /*
+ * An enabled device became a port of @info->upper_dev: the master now
+ * receives what the port did, so the fast path follows it there with the
+ * same families, unless the master is a VRF. A port that leaves its
+ * master is enabled again if a rule names it.
+ */
+static void ft_dev_upper_changed(struct ft_net *fn, struct net_device *dev,
+				 struct netdev_notifier_changeupper_info *info)
+{
+	struct net_device *master = info->upper_dev;
+	struct ft_dev *fd;
+	u8 families;
+
+	ASSERT_RTNL();
+	if (!info->master)
+		return;
+	if (!info->linking) {
+		ft_dev_rules_event(fn, dev);
+		return;
+	}
+	fd = ft_dev_find(fn, dev);
+	if (!fd)
+		return;
+	families = fd->families;
+	ft_dev_destroy(fn, fd, true);
+	if (ft_dev_enable(fn, master, families, NULL))
+		pr_info("%s is a port of %s now: disabled there, and %s cannot be enabled\n",
+			dev->name, master->name, master->name);
+	else
+		pr_info("%s is a port of %s now: %s is enabled instead\n",
+			dev->name, master->name, master->name);
+}
+
+/*
  * Per netns, so that it comes and goes with the netns's state. A device
  * that moves to another netns is unregistered from this one first.
  */
@@ -231,9 +298,12 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 			ft_dev_destroy(fn, fd, false);
 		fallthrough;
 	case NETDEV_CHANGEUPPER:
-		/* Now a bridge or bond port: its rx_handler owns its frames
-		 * (the fast path punts them), and what it sent through is gone.
+		/* Now a bridge or bond port: its rx_handler owns its frames,
+		 * and what it sent through is gone.
 		 */
+		if (event == NETDEV_CHANGEUPPER)
+			ft_dev_upper_changed(fn, dev, ptr);
+		fallthrough;
 	case NETDEV_DOWN:
 	case NETDEV_CHANGEMTU:
 	case NETDEV_CHANGEADDR:

@@ -68,7 +68,7 @@ static int ft_dev_rule_apply(struct ft_net *fn, struct net_device *dev,
 
 	if (fd && (fd->families & families) == families)
 		return 0;
-	if (!exact && !ft_dev_can_offload(dev)) {
+	if (!exact && ft_dev_check(dev, NULL)) {
 		local_bh_disable();	/* the per-CPU counters' writers */
 		ft_stat_inc(fn, FT_STAT_RULE_SKIPPED);
 		local_bh_enable();

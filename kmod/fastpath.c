@@ -163,11 +163,17 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
-/* Is the next hop still usable? Drives neighbour state as the stack does. */
+/*
+ * Is the next hop still usable? Drives neighbour state as the stack does.
+ * A layer-3 device has no neighbour: it is usable while its next hop lives.
+ */
 static bool ft_neigh_usable(struct neighbour *n)
 {
-	u8 state = READ_ONCE(n->nud_state);
+	u8 state;
 
+	if (!n)
+		return true;
+	state = READ_ONCE(n->nud_state);
 	if (unlikely(READ_ONCE(n->dead) || !(state & NUD_VALID)))
 		return false;
 	/* STALE: start the probe the stack would start; send meanwhile. */
@@ -256,16 +262,23 @@ static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
 	return true;
 }
 
+/*
+ * Send @skb as the stack's neighbour output would: a frame to the
+ * neighbour's address, or the bare packet on a layer-3 device.
+ */
 static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 {
+	struct neighbour *n = flow->nh->neigh;
 	struct net_device *out = flow->nh->dev;
 	struct ethhdr *eth;
 
-	eth = skb_push(skb, ETH_HLEN);
-	skb_reset_mac_header(skb);
-	neigh_ha_snapshot(eth->h_dest, flow->nh->neigh, out);
-	ether_addr_copy(eth->h_source, out->dev_addr);
-	eth->h_proto = skb->protocol;
+	if (n) {
+		eth = skb_push(skb, ETH_HLEN);
+		skb_reset_mac_header(skb);
+		neigh_ha_snapshot(eth->h_dest, n, out);
+		ether_addr_copy(eth->h_source, out->dev_addr);
+		eth->h_proto = skb->protocol;
+	}
 
 	skb->dev = out;
 	if (flow->meta & FT_META_MARK)
@@ -376,8 +389,11 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 	if (!(READ_ONCE(fd->families) & ft_fam_flag(fam)))
 		return NF_ACCEPT;
 
-	/* A tagged frame on a trunk belongs to its VLAN device's hook. */
-	if (skb_vlan_tag_present(skb) || skb->pkt_type != PACKET_HOST)
+	/* A tagged frame on a trunk belongs to its VLAN device's hook; a
+	 * dst on the packet (tunnel metadata) is an input of its routing.
+	 */
+	if (skb_vlan_tag_present(skb) || skb->pkt_type != PACKET_HOST ||
+	    skb_dst(skb))
 		return ft_punt(fd, fam, skb, FT_PUNT_UNKNOWN);
 	/* A bridge or bond port: its rx_handler decides, after this hook. */
 	if (unlikely(rcu_access_pointer(skb->dev->rx_handler)))

@@ -14,6 +14,7 @@
 #define _FT_FASTTRACK_H
 
 #include <linux/hashtable.h>
+#include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/rhashtable.h>
@@ -257,7 +258,7 @@ struct ft_flow {
  */
 struct ft_nh {
 	struct hlist_node node;
-	struct neighbour *neigh;	/* held until released */
+	struct neighbour *neigh;	/* held until released; NULL: L3 */
 	struct net_device *dev;		/* held until released */
 #ifdef FT_HAVE_NETDEV_HOLD
 	netdevice_tracker dev_tracker;
@@ -484,8 +485,33 @@ void ft_table_kill_dev(struct ft_net *fn, const struct net_device *dev,
 struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id);
 
 /* dev.c */
+/*
+ * How the fast path sends on a device. An Ethernet-like device gets a
+ * frame to the neighbour's address. A layer-3 device (ppp, WireGuard, tun,
+ * point-to-point tunnels) builds no link-layer header: dev_hard_header()
+ * adds nothing without header_ops->create (WireGuard and ip_tunnel devices
+ * have header_ops to parse the protocol only). It gets the bare packet,
+ * which its own transmit encapsulates, and no neighbour is resolved for it.
+ */
+enum ft_dev_kind {
+	FT_DEV_NONE,		/* loopback, another link-layer header */
+	FT_DEV_ETHER,
+	FT_DEV_L3,
+};
+
+static inline enum ft_dev_kind ft_dev_kind(const struct net_device *dev)
+{
+	if (dev->flags & IFF_LOOPBACK)
+		return FT_DEV_NONE;
+	if (!dev->header_ops || !dev->header_ops->create)
+		return FT_DEV_L3;
+	if (dev->type == ARPHRD_ETHER && dev->addr_len == ETH_ALEN)
+		return FT_DEV_ETHER;
+	return FT_DEV_NONE;
+}
+
 struct ft_dev *ft_dev_find(struct ft_net *fn, const struct net_device *dev);
-bool ft_dev_can_offload(const struct net_device *dev);
+int ft_dev_check(const struct net_device *dev, struct netlink_ext_ack *extack);
 int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
 		  struct netlink_ext_ack *extack);
 int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families);

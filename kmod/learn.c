@@ -98,13 +98,18 @@ static void ft_ct_tcp_liberal(struct nf_conn *ct)
 	spin_unlock_bh(&ct->lock);
 }
 
-/* The next hop the packet is sent to, referenced, or NULL. */
+/*
+ * The next hop the packet is sent to, referenced, or NULL. A layer-3
+ * device is its own next hop: it has no neighbour to resolve.
+ */
 static struct ft_nh *ft_learn_nh(struct ft_net *fn, struct sk_buff *skb,
 				 struct net_device *out, enum ft_fam fam)
 {
 	struct neighbour *n;
 	union ft_addr nh;
 
+	if (ft_dev_kind(out) == FT_DEV_L3)
+		return ft_nh_get(fn, NULL, out);
 	if (!ft_route_nexthop(skb_dst(skb), skb, fam, &nh))
 		return NULL;
 	if (fam == FT_FAM_V4)
@@ -144,7 +149,8 @@ static u8 ft_nat_from_ct(struct ft_nat *nat, const struct nf_conn *ct,
 /*
  * Whether the route and egress device of @skb are ones the fast path can
  * replay: a plain unicast route without encapsulation or IPsec, outside a
- * VRF, to an Ethernet-like device that is up and is no port of another.
+ * VRF, to an Ethernet-like or layer-3 device that is up and is no port of
+ * another.
  */
 static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
 				     const struct net_device *in,
@@ -161,8 +167,7 @@ static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
 	if (netif_is_l3_master(out) || netif_is_l3_slave(out) ||
 	    netif_is_l3_master(in) || netif_is_l3_slave(in))
 		return FT_STAT_NOLEARN_VRF;
-	if (out->type != ARPHRD_ETHER || out->addr_len != ETH_ALEN ||
-	    !netif_running(out) || (out->flags & IFF_LOOPBACK) ||
+	if (ft_dev_kind(out) == FT_DEV_NONE || !netif_running(out) ||
 	    rcu_access_pointer(out->rx_handler))
 		return FT_STAT_NOLEARN_EGRESS_DEV;
 	return 0;

@@ -7,7 +7,8 @@
  * device event acts on the next hops of that device, not on every flow:
  * it kills them, and their flows go back to the stack at their next packet
  * or GC visit. The cost of an event grows with the number of next hops of
- * the device, whatever the number of flows.
+ * the device, whatever the number of flows. A layer-3 device (ppp,
+ * WireGuard, a tunnel) resolves no neighbour: its one next hop has none.
  *
  * The hash is bucketed by device, so that a device's next hops are in one
  * bucket. Writers hold ft_net.nh_lock; the learn hook looks up under RCU.
@@ -35,7 +36,8 @@ static void ft_nh_release_rcu(struct rcu_head *head)
 {
 	struct ft_nh *nh = container_of(head, struct ft_nh, rcu);
 
-	neigh_release(nh->neigh);
+	if (nh->neigh)
+		neigh_release(nh->neigh);
 #ifdef FT_HAVE_NETDEV_HOLD
 	netdev_put(nh->dev, &nh->dev_tracker);
 #else
@@ -57,7 +59,8 @@ static void ft_nh_unhash(struct ft_nh *nh)
 
 /*
  * The next hop of neighbour @n on @dev, with a reference for one flow, or
- * NULL. @n is not referenced; it is if it becomes a next hop. Caller: RCU,
+ * NULL. @n is not referenced; it is if it becomes a next hop. A layer-3
+ * device has one next hop, without a neighbour (@n NULL). Caller: RCU,
  * BH disabled.
  */
 struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
@@ -67,21 +70,21 @@ struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
 	struct ft_nh *nh;
 
 	hlist_for_each_entry_rcu(nh, bucket, node)
-		if (nh->neigh == n && !READ_ONCE(nh->dead) &&
+		if (nh->neigh == n && nh->dev == dev && !READ_ONCE(nh->dead) &&
 		    refcount_inc_not_zero(&nh->ref))
 			return nh;
 
 	spin_lock(&fn->nh_lock);
 	/* A next hop in the hash, under the lock, has a flow: ref >= 1. */
 	hlist_for_each_entry(nh, bucket, node)
-		if (nh->neigh == n) {
+		if (nh->neigh == n && nh->dev == dev) {
 			refcount_inc(&nh->ref);
 			goto out;
 		}
 	nh = kzalloc(sizeof(*nh), GFP_ATOMIC);
 	if (!nh)
 		goto out;
-	if (!refcount_inc_not_zero(&n->refcnt)) {
+	if (n && !refcount_inc_not_zero(&n->refcnt)) {
 		kfree(nh);
 		nh = NULL;
 		goto out;

@@ -190,6 +190,9 @@ static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
 	}
 	if (min_t(unsigned int, dst_mtu(dst), dst->dev->mtu) != flow->mtu)
 		return false;
+	/* A layer-3 device is the whole next hop: the same device. */
+	if (!flow->nh->neigh)
+		return true;
 	if (!ft_route_nexthop(dst, skb, fam, &nh))
 		return false;
 	return !memcmp(flow->nh->neigh->primary_key, &nh,

@@ -5,8 +5,11 @@
 #    created, and again after "ip link del" and re-creation;
 #  - a pattern enables what it matches now, and devices created, renamed
 #    or moved into the netns later, without userspace;
-#  - a pattern skips a device that cannot be offloaded and counts it; the
-#    exact name of such a device is an error;
+#  - a pattern skips a device that cannot be offloaded (loopback, a bridge
+#    port) and counts it; the exact name of such a device is an error that
+#    says what to enable instead;
+#  - an enabled device that becomes a bridge port hands its enable to the
+#    bridge, and is enabled again by its rules when it leaves;
 #  - disable removes the rule and the families it gave, but not what
 #    another rule gives; later devices are no longer enabled;
 #  - "show" and "show rules" list the rules and the devices they match;
@@ -56,7 +59,30 @@ before=$(skipped)
 check "enable 'l*' (matches lo) succeeds" ftc enable 'l*'
 state_is "lo is skipped" lo absent
 check_output "... and counted" "$((before + 1))" skipped
-check_fail "the exact name lo is an error" "not Ethernet-like" ftc enable lo
+check_fail "the exact name lo is an error" "the loopback device forwards nothing" ftc enable lo
+
+log_info "a bridge port: the master gets the enable, the rule comes back"
+must ip -n "$NS" link add lbr type bridge
+dummy lp1
+state_is "lp1, matched by 'l*', is enabled" lp1 "ipv4=true ipv6=true"
+must ip -n "$NS" link set lp1 master lbr
+state_is "lp1, now a port of lbr, is not" lp1 absent
+state_is "... and lbr is, with its families" lbr "ipv4=true ipv6=true"
+check_fail "the exact name of a port is an error" \
+	"lp1: device is a port of" ftc enable lp1
+before=$(skipped)
+dummy lp2
+must ip -n "$NS" link set lp2 down
+must ip -n "$NS" link set lp2 master lbr
+check "enable 'lp*' (matches ports only) succeeds" ftc enable 'lp*'
+check_output "... and skips and counts both ports" "$((before + 2))" skipped
+state_is "... lp2 stays a plain port" lp2 absent
+must ip -n "$NS" link set lp1 nomaster
+state_is "lp1, no longer a port, is enabled again by its rules" lp1 "ipv4=true ipv6=true"
+must ftc disable 'lp*'
+must ip -n "$NS" link del lp2
+must ip -n "$NS" link del lp1
+must ip -n "$NS" link del lbr
 
 log_info "show and show rules"
 check_output "show rules lists each rule with the devices it matches" \

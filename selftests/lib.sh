@@ -238,6 +238,24 @@ topo_wait() {
 	must busywait 10000 ping_ok "$NS_CLIENT" "$SERVER_IP6"
 }
 
+# stick_switch FAR_NS: the switch of the router-on-a-stick: a vlan_filtering
+# bridge in $NS_SWITCH with the client's eth0 untagged on VLAN 22, FAR_NS's
+# eth0 untagged on VLAN 2222, and the router's trunk0 tagged with both.
+stick_switch() {
+	must ip -n "$NS_SWITCH" link add br0 type bridge vlan_filtering 1 vlan_default_pvid 0
+	must ip -n "$NS_CLIENT" link add eth0 type veth peer name swp22 netns "$NS_SWITCH"
+	must ip -n "$1" link add eth0 type veth peer name swp2222 netns "$NS_SWITCH"
+	must ip -n "$NS_ROUTER" link add trunk0 type veth peer name swtrunk netns "$NS_SWITCH"
+	for p in swp22 swp2222 swtrunk; do
+		must ip -n "$NS_SWITCH" link set "$p" master br0 up
+	done
+	must bridge -n "$NS_SWITCH" vlan add dev swp22 vid 22 pvid untagged
+	must bridge -n "$NS_SWITCH" vlan add dev swp2222 vid 2222 pvid untagged
+	must bridge -n "$NS_SWITCH" vlan add dev swtrunk vid 22
+	must bridge -n "$NS_SWITCH" vlan add dev swtrunk vid 2222
+	must ip -n "$NS_SWITCH" link set br0 up
+}
+
 # setup_router_on_a_stick: client (VLAN 22) and server (VLAN 2222) hang off
 # a vlan_filtering bridge in the switch netns; the router reaches both over
 # ONE tagged veth, trunk0, with VLAN subinterfaces vlan22 and vlan2222.
@@ -256,18 +274,7 @@ setup_router_on_a_stick() {
 	ROUTER_CLIENT_IP4=198.18.22.1 ROUTER_CLIENT_IP6=2001:db8:22::1
 	ROUTER_SERVER_IP4=198.18.222.1 ROUTER_SERVER_IP6=2001:db8:2222::1
 
-	must ip -n "$NS_SWITCH" link add br0 type bridge vlan_filtering 1 vlan_default_pvid 0
-	must ip -n "$NS_CLIENT" link add eth0 type veth peer name swp22 netns "$NS_SWITCH"
-	must ip -n "$NS_SERVER" link add eth0 type veth peer name swp2222 netns "$NS_SWITCH"
-	must ip -n "$NS_ROUTER" link add trunk0 type veth peer name swtrunk netns "$NS_SWITCH"
-	for p in swp22 swp2222 swtrunk; do
-		must ip -n "$NS_SWITCH" link set "$p" master br0 up
-	done
-	must bridge -n "$NS_SWITCH" vlan add dev swp22 vid 22 pvid untagged
-	must bridge -n "$NS_SWITCH" vlan add dev swp2222 vid 2222 pvid untagged
-	must bridge -n "$NS_SWITCH" vlan add dev swtrunk vid 22
-	must bridge -n "$NS_SWITCH" vlan add dev swtrunk vid 2222
-	must ip -n "$NS_SWITCH" link set br0 up
+	stick_switch "$NS_SERVER"
 
 	router_forwarding "$NS_ROUTER"
 	must ip -n "$NS_ROUTER" link set trunk0 up

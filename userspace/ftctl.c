@@ -340,7 +340,7 @@ int ft_request_error(struct ftctl *ft, int err, const char *dev,
 		return FT_ERR;
 	case EOPNOTSUPP:
 		if (dev)
-			ft_err("%s is not an Ethernet-like device; fasttrack cannot use it",
+			ft_err("%s is a kind of device fasttrack cannot offload",
 			       dev);
 		else
 			ft_err("%s: the loaded fasttrack module does not support this command (is it older than ftctl?)",

@@ -17,7 +17,7 @@
 #   ft.scalecount=N    pktgen frames per scaling run from 100 000 flows up
 #                      (100000)
 #   ft.skip=S,...      sections to skip: tcp, pps, scale, commits, churn,
-#                      covering, devices, memchurn, connrate
+#                      covering, bridge, devices, memchurn, connrate, l3dev
 #   ft.quick=1         BENCH_QUICK: churn.sh, covering.sh and devices.sh take
 #                      their smaller defaults (they document their own ft.*
 #                      settings)
@@ -42,11 +42,18 @@
 #          per second of a 100 000-route table, fasttrack and the flowtable
 #          (bench/guest/churn.sh);
 #   covering  route changes that do cover one cached flow: when its frames
-#          take the new gateway (bench/guest/covering.sh).
+#          take the new gateway (bench/guest/covering.sh);
+#   bridge  the pps measurement through the router's own VLAN-aware bridge
+#          (br0.22 / br0.2222 on br0), per path and family
+#          (bench/guest/l2dev.sh);
+#   l3dev  layer-3 WAN devices: router work per 64-byte UDP packet from the
+#          LAN through a PPPoE session (ppp0), and iperf3 TCP through a
+#          WireGuard tunnel, per path (bench/guest/l3dev.sh).
 . /selftests/lib.sh
 . /bench/guest/lib.sh
 . /bench/guest/churn.sh
 . /bench/guest/covering.sh
+. /bench/guest/l2dev.sh
 
 REPS=3 PPSREPS=5 COUNT=30000 TCPN=32M UDPN=8M TCPPATHS=fs0,fs50,nfftc,fasttrack FLOWS=1,1000,100000,1000000 SCALE=fasttrack,nfftc SKIP= SCALE_COUNT=100000
 for arg in $(cat /proc/cmdline); do
@@ -340,6 +347,10 @@ if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || !
 	if ! skipped covering; then section_covering; fi
 fi
 ft_cleanup
+if ! skipped bridge; then
+	settle
+	section_bridge
+fi
 # The sections of bench/guest/devices.sh, on a pktgen topology of their own.
 if ! skipped devices || ! skipped memchurn || ! skipped connrate; then
 	. /bench/guest/devices.sh
@@ -349,6 +360,11 @@ if ! skipped devices || ! skipped memchurn || ! skipped connrate; then
 	if ! skipped memchurn; then section_memchurn; fi
 	if ! skipped connrate; then section_connrate; fi
 	ft_cleanup
+fi
+# The layer-3 devices, on the selftests' topologies (selftests/lib_l3dev.sh).
+if ! skipped l3dev; then
+	. /bench/guest/l3dev.sh
+	section_l3dev
 fi
 if dmesg | grep -E "$FT_SPLAT_RE" >/dev/null; then
 	dmesg | grep -E -A 20 "$FT_SPLAT_RE" | head -60

@@ -4,9 +4,10 @@
 # "USEC SENT": the run time pktgen measured and the frames it sent.
 #
 # usage: pktgen.sh DEV DST_MAC VLAN FAM(4|6) SRC DST SPORT NSPORT DPORT NDPORT COUNT [DELAY_NS]
-# 64-byte UDP frames (IPv6: the smallest pktgen builds), tagged VLAN, with
-# NSPORT source ports from SPORT and NDPORT destination ports from DPORT,
-# each stepping by one per frame; DELAY_NS apart (0: as fast as it can).
+# 64-byte UDP frames (IPv6: the smallest pktgen builds), tagged VLAN ("-":
+# untagged), with NSPORT source ports from SPORT and NDPORT destination
+# ports from DPORT, each stepping by one per frame; DELAY_NS apart (0: as
+# fast as it can).
 # pktgen needs "pkt_size 64" to mean the frame with its FCS.
 set -eu
 dev=$1 mac=$2 vlan=$3 fam=$4 src=$5 dst=$6 sp=$7 nsp=$8 dp=$9
@@ -32,7 +33,7 @@ pgset "$dev" "pkt_size 64"
 pgset "$dev" "delay $delay"
 pgset "$dev" "burst 1"
 pgset "$dev" "dst_mac $mac"
-pgset "$dev" "vlan_id $vlan"
+[ "$vlan" = - ] || pgset "$dev" "vlan_id $vlan"
 if [ "$fam" = 4 ]; then
 	pgset "$dev" "dst_min $dst"
 	pgset "$dev" "dst_max $dst"
