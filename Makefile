@@ -79,9 +79,9 @@ sparse:
 ftctl:
 	$(MAKE) -C userspace VERSION=$(VERSION)
 
-# The host-side tests first (ftctl's unit tests, a short fuzz of the
-# parser, the YNL spec check, the harness's own test), unless one VM test
-# was picked with T=.
+# The host packages first (ftctl's unit tests need libmnl-dev), then the
+# host-side tests (ftctl's unit tests, a short fuzz of the parser, the YNL
+# spec check, the harness's own test), unless one VM test was picked with T=.
 # With neither KERNELS nor T given, the guests run the matrix CI runs
 # (check.sh --matrix: every test on an older and a newer kernel, the core
 # tests on all); check-full runs every test on every kernel.
@@ -90,6 +90,7 @@ PLATFORM_KERNELS ?= 6.1-rt $(ARM_KERNELS)
 CHECK_MATRIX = $(if $(T)$(FULL),,$(if $(filter file,$(origin KERNELS)),--matrix))
 CHECK_KERNELS = $(KERNELS)$(if $(CHECK_MATRIX), $(PLATFORM_KERNELS))
 check:
+	bash selftests/vm/deps.sh
 	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check && $(MAKE) harness-test)
 	bash selftests/vm/check.sh --kernels "$(CHECK_KERNELS)" $(CHECK_MATRIX) $(if $(T),--test "$(T)")
 	$(if $(T),,$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm))
