@@ -90,18 +90,19 @@ static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
 {
 	__be16 *ports = l4;	/* source, dest: same place in TCP and UDP */
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
+	const struct ft_nat *rw = ft_flow_rewrite(flow);
 
 	if (flow->nat & FT_NAT_SPORT) {
 		if (check)
 			inet_proto_csum_replace2(check, skb, ports[0],
-						 flow->rewrite->sport, false);
-		ports[0] = flow->rewrite->sport;
+						 rw->sport, false);
+		ports[0] = rw->sport;
 	}
 	if (flow->nat & FT_NAT_DPORT) {
 		if (check)
 			inet_proto_csum_replace2(check, skb, ports[1],
-						 flow->rewrite->dport, false);
-		ports[1] = flow->rewrite->dport;
+						 rw->dport, false);
+		ports[1] = rw->dport;
 	}
 	if (check)
 		ft_l4_fixup_zero(flow->key.l4proto, check);
@@ -112,21 +113,22 @@ static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 	struct iphdr *iph = ip_hdr(skb);
 	void *l4 = (u8 *)iph + sizeof(*iph);
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
+	const struct ft_nat *rw = ft_flow_rewrite(flow);
 
 	ip_decrease_ttl(iph);
 	if (flow->nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->saddr,
-						 flow->rewrite->src.ip, true);
-		csum_replace4(&iph->check, iph->saddr, flow->rewrite->src.ip);
-		iph->saddr = flow->rewrite->src.ip;
+						 rw->src.ip, true);
+		csum_replace4(&iph->check, iph->saddr, rw->src.ip);
+		iph->saddr = rw->src.ip;
 	}
 	if (flow->nat & FT_NAT_DST) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->daddr,
-						 flow->rewrite->dst.ip, true);
-		csum_replace4(&iph->check, iph->daddr, flow->rewrite->dst.ip);
-		iph->daddr = flow->rewrite->dst.ip;
+						 rw->dst.ip, true);
+		csum_replace4(&iph->check, iph->daddr, rw->dst.ip);
+		iph->daddr = rw->dst.ip;
 	}
 	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
 		ft_nat_ports(skb, flow, l4);
@@ -139,23 +141,24 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 	struct ipv6hdr *ip6h = ipv6_hdr(skb);
 	void *l4 = (u8 *)ip6h + sizeof(*ip6h);
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
+	const struct ft_nat *rw = ft_flow_rewrite(flow);
 
 	ip6h->hop_limit--;
 	if (flow->nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace16(check, skb,
 						  ip6h->saddr.s6_addr32,
-						  flow->rewrite->src.in6.s6_addr32,
+						  rw->src.in6.s6_addr32,
 						  true);
-		ip6h->saddr = flow->rewrite->src.in6;
+		ip6h->saddr = rw->src.in6;
 	}
 	if (flow->nat & FT_NAT_DST) {
 		if (check)
 			inet_proto_csum_replace16(check, skb,
 						  ip6h->daddr.s6_addr32,
-						  flow->rewrite->dst.in6.s6_addr32,
+						  rw->dst.in6.s6_addr32,
 						  true);
-		ip6h->daddr = flow->rewrite->dst.in6;
+		ip6h->daddr = rw->dst.in6;
 	}
 	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
 		ft_nat_ports(skb, flow, l4);

@@ -217,14 +217,13 @@ struct ft_flow_acct {
 };
 
 /*
- * One cached direction of a connection. The first two cache lines hold what
- * the fast path reads, the third what it writes; a flow with NAT carries
- * its rewrite at the end (a separate cache), so that plain routed flows do
- * not pay for it.
+ * One cached direction of a connection. What the fast path reads comes
+ * first, then what it writes; the lookup's hash node and key come last, so
+ * that an IPv4 flow ends after its shorter key (ft_key_len()). A flow with
+ * NAT carries its rewrite after the key (its own caches, ft_flow_size()),
+ * so that plain routed flows do not pay for it.
  */
 struct ft_flow {
-	struct rhash_head node;
-	struct ft_key key;
 	int iif;
 	u32 route_seq;		/* route log of its family, checked up to */
 	u32 rules_gen;		/* ruleset generation, learned under */
@@ -239,7 +238,7 @@ struct ft_flow {
 	u32 priority;		/* set if FT_META_PRIORITY */
 	u16 mtu;
 	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
-	u8 nat;			/* FT_NAT_*; rewrite[] present if not 0 */
+	u8 nat;			/* FT_NAT_*; a rewrite follows if not 0 */
 	u8 meta;		/* FT_META_*: what the slow path changed */
 	u16 acct_cpu;
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
@@ -248,8 +247,22 @@ struct ft_flow {
 
 	struct ft_flow_acct acct;
 	struct rcu_head rcu;
-	struct ft_nat rewrite[];
+	struct rhash_head node;
+	struct ft_key key;	/* last: ft_key_len(key.fam) bytes of it */
 };
+
+/* The size of a flow of family @fam, with a rewrite if @nat. */
+static inline size_t ft_flow_size(enum ft_fam fam, bool nat)
+{
+	return offsetof(struct ft_flow, key) + ft_key_len(fam) +
+	       (nat ? sizeof(struct ft_nat) : 0);
+}
+
+/* The NAT rewrite of @flow, right after its key; only if @flow->nat. */
+static inline struct ft_nat *ft_flow_rewrite(const struct ft_flow *flow)
+{
+	return (struct ft_nat *)((u8 *)&flow->key + ft_key_len(flow->key.fam));
+}
 
 /*
  * A next hop cached flows share (nexthop.c): the neighbour they are sent
@@ -406,7 +419,7 @@ int ft_table_init(struct ft_net *fn);
 void ft_table_exit(struct ft_net *fn);
 int ft_table_cache_init(void);
 void ft_table_cache_exit(void);
-struct ft_flow *ft_flow_alloc(bool nat);
+struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat);
 void ft_flow_free(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
 struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);

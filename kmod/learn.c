@@ -241,7 +241,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		goto err_nh;
 
 	nat = ft_nat_from_ct(&rw, ct, dir);
-	flow = ft_flow_alloc(nat);
+	flow = ft_flow_alloc(fam, nat);
 	if (!flow)
 		goto err_dst;
 
@@ -252,7 +252,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	flow->dir = dir;
 	flow->nat = nat;
 	if (nat)
-		flow->rewrite[0] = rw;
+		*ft_flow_rewrite(flow) = rw;
 	flow->mtu = min_t(unsigned int, dst_mtu(dst), out->mtu);
 	flow->dst = dst;
 	flow->dst_cookie = ft_dst_cookie(dst, fam);

@@ -656,11 +656,12 @@ static u16 ft_vlan_id(const struct net_device *dev)
 	return dev && is_vlan_dev(dev) ? vlan_dev_vlan_id(dev) : 0;
 }
 
+/* @addr: a __be32 or a struct in6_addr, by @fam. */
 static int ft_nl_put_addr(struct sk_buff *msg, int attr, u8 fam,
-			  const union ft_addr *addr)
+			  const void *addr)
 {
-	return nla_put(msg, attr, fam == FT_FAM_V4 ? sizeof(addr->ip) :
-		       sizeof(addr->in6), addr);
+	return nla_put(msg, attr, fam == FT_FAM_V4 ? sizeof(__be32) :
+		       sizeof(struct in6_addr), addr);
 }
 
 /* The FASTTRACK_A_FLOW nest of a flow; caller holds rcu_read_lock. */
@@ -669,7 +670,7 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 {
 	const struct net_device *in = dev_get_by_index_rcu(fn->net, flow->iif);
 	const struct ft_key *k = &flow->key;
-	const struct ft_nat *r = flow->rewrite;	/* only if flow->nat */
+	const struct ft_nat *r = ft_flow_rewrite(flow);	/* if flow->nat */
 	unsigned long now = jiffies;
 	u64 packets, bytes;
 	struct nlattr *nest;
@@ -684,14 +685,14 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 		       k->fam == FT_FAM_V4 ? AF_INET : AF_INET6) ||
 	    nla_put_u8(msg, FASTTRACK_A_FLOW_PROTO, k->l4proto) ||
 	    nla_put_u8(msg, FASTTRACK_A_FLOW_DIR, flow->dir) ||
-	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_SRC, k->fam, &k->src) ||
-	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_DST, k->fam, &k->dst) ||
+	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_SRC, k->fam, ft_key_src(k)) ||
+	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_DST, k->fam, ft_key_dst(k)) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_SPORT, k->sport) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_DPORT, k->dport) ||
 	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_NAT_SRC, k->fam,
-			   flow->nat & FT_NAT_SRC ? &r->src : &k->src) ||
+			   flow->nat & FT_NAT_SRC ? &r->src : ft_key_src(k)) ||
 	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_NAT_DST, k->fam,
-			   flow->nat & FT_NAT_DST ? &r->dst : &k->dst) ||
+			   flow->nat & FT_NAT_DST ? &r->dst : ft_key_dst(k)) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_NAT_SPORT,
 			 flow->nat & FT_NAT_SPORT ? r->sport : k->sport) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_NAT_DPORT,

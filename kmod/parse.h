@@ -24,16 +24,48 @@ union ft_addr {
 	struct in6_addr in6;
 };
 
-/* Lookup key: the headers of a packet as it arrives (conntrack's tuple). */
+/*
+ * Lookup key: the headers of a packet as it arrives (conntrack's tuple).
+ * It is hashed and compared over its family's length, ft_key_len(): an
+ * IPv4 key ends after its addresses, so that a cached IPv4 flow stores 24
+ * bytes less than an IPv6 one.
+ */
 struct ft_key {
-	union ft_addr src;
-	union ft_addr dst;
-	__be16 sport;
-	__be16 dport;
 	u8 fam;
 	u8 l4proto;
+	__be16 sport;
+	__be16 dport;
 	u8 pad[2];
+	union {
+		struct {
+			__be32 src;
+			__be32 dst;
+		} v4;
+		struct {
+			struct in6_addr src;
+			struct in6_addr dst;
+		} v6;
+	};
 };
+
+#define FT_KEY_LEN_V4	(offsetof(struct ft_key, v4) + 2 * sizeof(__be32))
+#define FT_KEY_LEN_V6	sizeof(struct ft_key)
+
+static inline unsigned int ft_key_len(unsigned int fam)
+{
+	return fam == FT_FAM_V4 ? FT_KEY_LEN_V4 : FT_KEY_LEN_V6;
+}
+
+/* The addresses of @k: a __be32 or a struct in6_addr, by @k->fam. */
+static inline const void *ft_key_src(const struct ft_key *k)
+{
+	return k->fam == FT_FAM_V4 ? (const void *)&k->v4.src : &k->v6.src;
+}
+
+static inline const void *ft_key_dst(const struct ft_key *k)
+{
+	return k->fam == FT_FAM_V4 ? (const void *)&k->v4.dst : &k->v6.dst;
+}
 
 enum ft_parse_result {
 	FT_PARSE_OK,
@@ -122,8 +154,8 @@ ft_parse_ipv4(const u8 *data, unsigned int hdr_len, unsigned int len,
 	pkt->l3_len = sizeof(*iph);
 	pkt->key.fam = FT_FAM_V4;
 	pkt->key.l4proto = iph->protocol;
-	pkt->key.src.ip = iph->saddr;
-	pkt->key.dst.ip = iph->daddr;
+	pkt->key.v4.src = iph->saddr;
+	pkt->key.v4.dst = iph->daddr;
 	return ft_parse_l4(data + pkt->l3_len, hdr_len - pkt->l3_len,
 			   pkt->tot_len - pkt->l3_len, pkt);
 }
@@ -166,8 +198,8 @@ ft_parse_ipv6(const u8 *data, unsigned int hdr_len, unsigned int len,
 	pkt->l3_len = sizeof(*ip6h);
 	pkt->key.fam = FT_FAM_V6;
 	pkt->key.l4proto = nexthdr;
-	pkt->key.src.in6 = ip6h->saddr;
-	pkt->key.dst.in6 = ip6h->daddr;
+	pkt->key.v6.src = ip6h->saddr;
+	pkt->key.v6.dst = ip6h->daddr;
 	return ft_parse_l4(data + pkt->l3_len, hdr_len - pkt->l3_len,
 			   pkt->tot_len - pkt->l3_len, pkt);
 }

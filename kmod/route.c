@@ -71,14 +71,16 @@ static void ft_route_log(struct ft_net *fn, enum ft_fam fam,
 	spin_unlock_irqrestore(&fn->gen_lock, flags);
 }
 
+/* @a: a __be32 or a struct in6_addr, by @fam. */
 static bool ft_change_covers(const struct ft_route_change *c,
-			     enum ft_fam fam, const union ft_addr *a)
+			     enum ft_fam fam, const void *a)
 {
 	if (c->all)
 		return true;
 	if (fam == FT_FAM_V4)
-		return !((a->ip ^ c->prefix.ip) & inet_make_mask(c->plen));
-	return ipv6_prefix_equal(&a->in6, &c->prefix.in6, c->plen);
+		return !((*(const __be32 *)a ^ c->prefix.ip) &
+			 inet_make_mask(c->plen));
+	return ipv6_prefix_equal(a, &c->prefix.in6, c->plen);
 }
 
 /*
@@ -86,7 +88,7 @@ static bool ft_change_covers(const struct ft_route_change *c,
  * the log was read up to; a flow further behind than the ring is covered.
  */
 static bool ft_route_log_covers(struct ft_net *fn, u32 from, enum ft_fam fam,
-				const union ft_addr *a, u32 *head)
+				const void *a, u32 *head)
 {
 	unsigned int seq;
 	bool covered;
@@ -262,9 +264,10 @@ static bool ft_dst_rearm(struct ft_flow *flow, const struct net *net)
 }
 
 /* The address the stack routes @flow's packets to: after DNAT. */
-static const union ft_addr *ft_flow_route_dst(const struct ft_flow *flow)
+static const void *ft_flow_route_dst(const struct ft_flow *flow)
 {
-	return flow->nat & FT_NAT_DST ? &flow->rewrite->dst : &flow->key.dst;
+	return flow->nat & FT_NAT_DST ? &ft_flow_rewrite(flow)->dst :
+	       ft_key_dst(&flow->key);
 }
 
 /*

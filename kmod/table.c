@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The flow table: an RCU hash table per netns, keyed on the tuple of one
- * direction as it arrives. Readers (the fast path) take no lock. Entries
- * are unlinked by ft_flow_teardown() and freed after a grace period, when
- * no reader can still hold them; the free pushes their last counters into
- * conntrack. An xarray numbers the flows (lowest free id), for walks that
- * must see each flow once: dumps, flushes and the GC, a delayed work that
- * syncs counters and conntrack timeouts, and removes idle entries and
- * entries whose connection is gone. The GC visits a slice of the table per
- * run, so that its cost per second stays bounded however many flows there
- * are: small tables are swept every run, big ones over FT_GC_SWEEP.
+ * direction as it arrives, over its family's length. Readers (the fast
+ * path) take no lock. Entries are unlinked by ft_flow_teardown() and freed
+ * after a grace period, when no reader can still hold them. An xarray
+ * numbers the flows (lowest free id), for walks that must see each flow
+ * once: dumps, flushes and the GC, a delayed work that refreshes conntrack
+ * timeouts, and removes idle entries and entries whose connection is gone.
+ * The GC visits a slice of the table per run, so that its cost per second
+ * stays bounded however many flows there are: small tables are swept every
+ * run, big ones over FT_GC_SWEEP.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -26,14 +26,46 @@
 #define FT_GC_SWEEP	(8 * HZ)	/* longest pass over a big table */
 #define FT_GC_MIN_BATCH	4096		/* flows per run at least */
 
-static struct kmem_cache *ft_flow_cache;	/* plain routed flows */
-static struct kmem_cache *ft_flow_nat_cache;	/* with rewrite[1] */
+/* Per family, plain routed flows and flows with a rewrite. */
+static struct kmem_cache *ft_flow_caches[FT_FAM_NUM][2];
+
+static u32 ft_key_hash(const void *data, u32 len, u32 seed)
+{
+	const struct ft_key *k = data;
+
+	return jhash2(data, ft_key_len(k->fam) / sizeof(u32), seed);
+}
+
+static u32 ft_flow_hash(const void *data, u32 len, u32 seed)
+{
+	const struct ft_flow *flow = data;
+
+	return ft_key_hash(&flow->key, len, seed);
+}
+
+/* The family first: an IPv4 flow ends after its own key's length. */
+static int ft_flow_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct ft_flow *flow = obj;
+	const struct ft_key *k = arg->key;
+
+	return flow->key.fam != k->fam ||
+	       memcmp(&flow->key, k, ft_key_len(k->fam));
+}
 
 static const struct rhashtable_params ft_flow_params = {
 	.head_offset		= offsetof(struct ft_flow, node),
 	.key_offset		= offsetof(struct ft_flow, key),
 	.key_len		= sizeof(struct ft_key),
+	.hashfn			= ft_key_hash,
+	.obj_hashfn		= ft_flow_hash,
+	.obj_cmpfn		= ft_flow_cmp,
 	.automatic_shrinking	= true,
+};
+
+static const char *const ft_flow_cache_names[FT_FAM_NUM][2] = {
+	[FT_FAM_V4] = { "ft_flow", "ft_flow_nat" },
+	[FT_FAM_V6] = { "ft_flow6", "ft_flow6_nat" },
 };
 
 /*
@@ -42,38 +74,51 @@ static const struct rhashtable_params ft_flow_params = {
  */
 int ft_table_cache_init(void)
 {
-	ft_flow_cache = KMEM_CACHE(ft_flow, 0);
-	if (!ft_flow_cache)
-		return -ENOMEM;
-	ft_flow_nat_cache = kmem_cache_create("ft_flow_nat",
-					      sizeof(struct ft_flow) +
-					      sizeof(struct ft_nat),
-					      __alignof__(struct ft_flow), 0,
-					      NULL);
-	if (!ft_flow_nat_cache)
-		goto err_nat;
+	int fam, nat;
+
+	for (fam = 0; fam < FT_FAM_NUM; fam++)
+		for (nat = 0; nat < 2; nat++) {
+			struct kmem_cache **c = &ft_flow_caches[fam][nat];
+
+			*c = kmem_cache_create(ft_flow_cache_names[fam][nat],
+					       ft_flow_size(fam, nat),
+					       __alignof__(struct ft_flow), 0,
+					       NULL);
+			if (!*c)
+				goto err;
+		}
 	return 0;
 
-err_nat:
-	kmem_cache_destroy(ft_flow_cache);
+err:
+	ft_table_cache_exit();
 	return -ENOMEM;
 }
 
+/* Also unwinds a partial init: kmem_cache_destroy(NULL) does nothing. */
 void ft_table_cache_exit(void)
 {
-	kmem_cache_destroy(ft_flow_nat_cache);
-	kmem_cache_destroy(ft_flow_cache);
+	struct kmem_cache **c = &ft_flow_caches[0][0];
+	int i;
+
+	for (i = sizeof(ft_flow_caches) / sizeof(*c) - 1; i >= 0; i--) {
+		kmem_cache_destroy(c[i]);
+		c[i] = NULL;
+	}
 }
 
-struct ft_flow *ft_flow_alloc(bool nat)
+struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat)
 {
-	return kmem_cache_zalloc(nat ? ft_flow_nat_cache : ft_flow_cache,
-				 GFP_ATOMIC);
+	struct ft_flow *flow;
+
+	flow = kmem_cache_zalloc(ft_flow_caches[fam][nat], GFP_ATOMIC);
+	if (flow)
+		flow->key.fam = fam;
+	return flow;
 }
 
 static void ft_flow_cache_free(struct ft_flow *flow)
 {
-	kmem_cache_free(flow->nat ? ft_flow_nat_cache : ft_flow_cache, flow);
+	kmem_cache_free(ft_flow_caches[flow->key.fam][!!flow->nat], flow);
 }
 
 static void ft_flow_free_rcu(struct rcu_head *head)
@@ -90,17 +135,22 @@ void ft_flow_free(struct ft_flow *flow)
 	call_rcu(&flow->rcu, ft_flow_free_rcu);
 }
 
+/*
+ * Fill @key from @t: the family's length of it, as much as an IPv4 flow
+ * stores.
+ */
 void ft_key_from_tuple(struct ft_key *key, const struct nf_conntrack_tuple *t)
 {
-	memset(key, 0, sizeof(*key));
-	if (t->src.l3num == NFPROTO_IPV4) {
-		key->fam = FT_FAM_V4;
-		key->src.ip = t->src.u3.ip;
-		key->dst.ip = t->dst.u3.ip;
+	enum ft_fam fam = t->src.l3num == NFPROTO_IPV4 ? FT_FAM_V4 : FT_FAM_V6;
+
+	memset(key, 0, ft_key_len(fam));
+	key->fam = fam;
+	if (fam == FT_FAM_V4) {
+		key->v4.src = t->src.u3.ip;
+		key->v4.dst = t->dst.u3.ip;
 	} else {
-		key->fam = FT_FAM_V6;
-		key->src.in6 = t->src.u3.in6;
-		key->dst.in6 = t->dst.u3.in6;
+		key->v6.src = t->src.u3.in6;
+		key->v6.dst = t->dst.u3.in6;
 	}
 	key->sport = t->src.u.all;
 	key->dport = t->dst.u.all;
@@ -126,8 +176,9 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 		err = -ENOSPC;
 		goto err_full;
 	}
-	err = rhashtable_lookup_insert_fast(&fn->flows, &flow->node,
-					    ft_flow_params);
+	/* By key: the _fast variant is for tables without obj_hashfn. */
+	err = rhashtable_lookup_insert_key(&fn->flows, &flow->key, &flow->node,
+					   ft_flow_params);
 	if (err)
 		goto err_full;
 	/*
@@ -304,16 +355,16 @@ struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id)
 
 static bool ft_match_flow(const struct ft_match *m, const struct ft_key *k)
 {
-	size_t alen = k->fam == FT_FAM_V4 ? sizeof(k->src.ip) :
-		      sizeof(k->src.in6);
+	size_t alen = k->fam == FT_FAM_V4 ? sizeof(k->v4.src) :
+		      sizeof(k->v6.src);
 
 	if ((m->fields & FT_MATCH_PROTO) && k->l4proto != m->l4proto)
 		return false;
 	if ((m->fields & (FT_MATCH_SRC | FT_MATCH_DST)) && k->fam != m->fam)
 		return false;
-	if ((m->fields & FT_MATCH_SRC) && memcmp(&k->src, &m->src, alen))
+	if ((m->fields & FT_MATCH_SRC) && memcmp(ft_key_src(k), &m->src, alen))
 		return false;
-	if ((m->fields & FT_MATCH_DST) && memcmp(&k->dst, &m->dst, alen))
+	if ((m->fields & FT_MATCH_DST) && memcmp(ft_key_dst(k), &m->dst, alen))
 		return false;
 	if ((m->fields & FT_MATCH_SPORT) && k->sport != m->sport)
 		return false;

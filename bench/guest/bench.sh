@@ -213,16 +213,19 @@ split_flows() {
 }
 
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+# slab_bytes RE: the bytes of the objects of the slab caches whose whole
+# name matches the extended regular expression RE, summed.
 slab_bytes() {
-	awk -v c="$1" '$1 == c { print $3 * $4 }' /proc/slabinfo
+	awk -v re="^($1)\$" '$1 ~ re { n += $3 * $4 } END { print n + 0 }' /proc/slabinfo
 }
 slab_objs() {
 	awk -v c="$1" '$1 == c { print $2 }' /proc/slabinfo
 }
 
-# memsnap: free memory and the slab caches fasttrack allocates from.
+# memsnap: free memory and the slab caches fasttrack allocates from (its
+# flows have a cache per family, with or without a NAT rewrite).
 memsnap() {
-	echo "$(meminfo_kb MemFree) $(meminfo_kb Slab) $(slab_bytes ft_flow) $(slab_bytes radix_tree_node) $(meminfo_kb VmallocUsed)"
+	echo "$(meminfo_kb MemFree) $(meminfo_kb Slab) $(slab_bytes 'ft_flow.*') $(slab_bytes radix_tree_node) $(meminfo_kb VmallocUsed)"
 }
 
 # scale_path_on PATH: the path for scaling runs: conntrack and the offload,
