@@ -284,10 +284,14 @@ static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 	}
 
 	skb->dev = out;
-	if (flow->meta & FT_META_MARK)
-		skb->mark = flow->mark;
-	if (flow->meta & FT_META_PRIORITY)
-		skb->priority = flow->priority;
+	if (unlikely(flow->meta)) {
+		const struct ft_meta *m = ft_flow_meta(flow);
+
+		if (flow->meta & FT_META_MARK)
+			skb->mark = m->mark;
+		if (flow->meta & FT_META_PRIORITY)
+			skb->priority = m->priority;
+	}
 	skb_clear_tstamp(skb);
 	if (is_vlan_dev(out) && ft_xmit_vlan_direct(skb, out))
 		return;

@@ -219,9 +219,10 @@ struct ft_flow_acct {
 /*
  * One cached direction of a connection. What the fast path reads comes
  * first, then what it writes; the lookup's hash node and key come last, so
- * that an IPv4 flow ends after its shorter key (ft_key_len()). A flow with
- * NAT carries its rewrite after the key (its own caches, ft_flow_size()),
- * so that plain routed flows do not pay for it.
+ * that an IPv4 flow ends after its shorter key (ft_key_len()). What only
+ * some flows need follows the key, each part in the flow's own cache
+ * (ft_flow_size()): the NAT rewrite, then the mark and priority the slow
+ * path set. Plain routed flows pay for neither.
  */
 struct ft_flow {
 	int iif;
@@ -234,12 +235,10 @@ struct ft_flow {
 	struct dst_entry *dst;	/* held; route.c checks it per packet */
 	struct nf_conn *ct;	/* held; liveness checked per packet */
 	u32 dst_cookie;		/* IPv6: fib6 cookie; IPv4: rt_genid */
-	u32 mark;		/* set if FT_META_MARK */
-	u32 priority;		/* set if FT_META_PRIORITY */
 	u16 mtu;
 	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
 	u8 nat;			/* FT_NAT_*; a rewrite follows if not 0 */
-	u8 meta;		/* FT_META_*: what the slow path changed */
+	u8 meta;		/* FT_META_*; an ft_meta follows if not 0 */
 	u16 acct_cpu;
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
@@ -251,17 +250,31 @@ struct ft_flow {
 	struct ft_key key;	/* last: ft_key_len(key.fam) bytes of it */
 };
 
-/* The size of a flow of family @fam, with a rewrite if @nat. */
-static inline size_t ft_flow_size(enum ft_fam fam, bool nat)
+/* The skb fields a flow sets on egress (ft_flow.meta says which). */
+struct ft_meta {
+	u32 mark;
+	u32 priority;
+};
+
+/* The size of a flow of family @fam, with a rewrite and an ft_meta. */
+static inline size_t ft_flow_size(enum ft_fam fam, bool nat, bool meta)
 {
 	return offsetof(struct ft_flow, key) + ft_key_len(fam) +
-	       (nat ? sizeof(struct ft_nat) : 0);
+	       (nat ? sizeof(struct ft_nat) : 0) +
+	       (meta ? sizeof(struct ft_meta) : 0);
 }
 
 /* The NAT rewrite of @flow, right after its key; only if @flow->nat. */
 static inline struct ft_nat *ft_flow_rewrite(const struct ft_flow *flow)
 {
 	return (struct ft_nat *)((u8 *)&flow->key + ft_key_len(flow->key.fam));
+}
+
+/* What @flow sets on egress, after its rewrite; only if @flow->meta. */
+static inline struct ft_meta *ft_flow_meta(const struct ft_flow *flow)
+{
+	return (struct ft_meta *)((u8 *)ft_flow_rewrite(flow) +
+				  (flow->nat ? sizeof(struct ft_nat) : 0));
 }
 
 /*
@@ -419,7 +432,7 @@ int ft_table_init(struct ft_net *fn);
 void ft_table_exit(struct ft_net *fn);
 int ft_table_cache_init(void);
 void ft_table_cache_exit(void);
-struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat);
+struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta);
 void ft_flow_free(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
 struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);

@@ -193,7 +193,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	struct nf_conn *ct;
 	struct ft_nh *nh;
 	bool closing;
-	u8 nat;
+	u8 nat, meta;
 
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct)
@@ -241,7 +241,9 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		goto err_nh;
 
 	nat = ft_nat_from_ct(&rw, ct, dir);
-	flow = ft_flow_alloc(fam, nat);
+	meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |
+	       (skb->priority != rx.priority ? FT_META_PRIORITY : 0);
+	flow = ft_flow_alloc(fam, nat, meta);
 	if (!flow)
 		goto err_dst;
 
@@ -261,10 +263,11 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	/* Extensions are added before confirmation, never later. */
 	if (nf_conn_acct_find(ct))
 		__set_bit(FT_FLOW_CT_ACCT, &flow->flags);
-	flow->mark = skb->mark;
-	flow->priority = skb->priority;
-	flow->meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |
-		     (skb->priority != rx.priority ? FT_META_PRIORITY : 0);
+	flow->meta = meta;
+	if (meta) {
+		ft_flow_meta(flow)->mark = skb->mark;
+		ft_flow_meta(flow)->priority = skb->priority;
+	}
 	flow->created = (u32)jiffies;
 	flow->last_active = flow->created;
 	u64_stats_init(&flow->acct.syncp);

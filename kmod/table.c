@@ -26,8 +26,8 @@
 #define FT_GC_SWEEP	(8 * HZ)	/* longest pass over a big table */
 #define FT_GC_MIN_BATCH	4096		/* flows per run at least */
 
-/* Per family, plain routed flows and flows with a rewrite. */
-static struct kmem_cache *ft_flow_caches[FT_FAM_NUM][2];
+/* Per family, with or without a rewrite, with or without an ft_meta. */
+static struct kmem_cache *ft_flow_caches[FT_FAM_NUM][2][2];
 
 static u32 ft_key_hash(const void *data, u32 len, u32 seed)
 {
@@ -63,9 +63,11 @@ static const struct rhashtable_params ft_flow_params = {
 	.automatic_shrinking	= true,
 };
 
-static const char *const ft_flow_cache_names[FT_FAM_NUM][2] = {
-	[FT_FAM_V4] = { "ft_flow", "ft_flow_nat" },
-	[FT_FAM_V6] = { "ft_flow6", "ft_flow6_nat" },
+static const char *const ft_flow_cache_names[FT_FAM_NUM][2][2] = {
+	[FT_FAM_V4] = { { "ft_flow", "ft_flow_meta" },
+			{ "ft_flow_nat", "ft_flow_nat_meta" } },
+	[FT_FAM_V6] = { { "ft_flow6", "ft_flow6_meta" },
+			{ "ft_flow6_nat", "ft_flow6_nat_meta" } },
 };
 
 /*
@@ -74,19 +76,20 @@ static const char *const ft_flow_cache_names[FT_FAM_NUM][2] = {
  */
 int ft_table_cache_init(void)
 {
-	int fam, nat;
+	int fam, nat, meta;
 
 	for (fam = 0; fam < FT_FAM_NUM; fam++)
-		for (nat = 0; nat < 2; nat++) {
-			struct kmem_cache **c = &ft_flow_caches[fam][nat];
+		for (nat = 0; nat < 2; nat++)
+			for (meta = 0; meta < 2; meta++) {
+				struct kmem_cache **c = &ft_flow_caches[fam][nat][meta];
 
-			*c = kmem_cache_create(ft_flow_cache_names[fam][nat],
-					       ft_flow_size(fam, nat),
-					       __alignof__(struct ft_flow), 0,
-					       NULL);
-			if (!*c)
-				goto err;
-		}
+				*c = kmem_cache_create(ft_flow_cache_names[fam][nat][meta],
+						       ft_flow_size(fam, nat, meta),
+						       __alignof__(struct ft_flow),
+						       0, NULL);
+				if (!*c)
+					goto err;
+			}
 	return 0;
 
 err:
@@ -97,7 +100,7 @@ err:
 /* Also unwinds a partial init: kmem_cache_destroy(NULL) does nothing. */
 void ft_table_cache_exit(void)
 {
-	struct kmem_cache **c = &ft_flow_caches[0][0];
+	struct kmem_cache **c = &ft_flow_caches[0][0][0];
 	int i;
 
 	for (i = sizeof(ft_flow_caches) / sizeof(*c) - 1; i >= 0; i--) {
@@ -106,11 +109,11 @@ void ft_table_cache_exit(void)
 	}
 }
 
-struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat)
+struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta)
 {
 	struct ft_flow *flow;
 
-	flow = kmem_cache_zalloc(ft_flow_caches[fam][nat], GFP_ATOMIC);
+	flow = kmem_cache_zalloc(ft_flow_caches[fam][nat][meta], GFP_ATOMIC);
 	if (flow)
 		flow->key.fam = fam;
 	return flow;
@@ -118,7 +121,8 @@ struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat)
 
 static void ft_flow_cache_free(struct ft_flow *flow)
 {
-	kmem_cache_free(ft_flow_caches[flow->key.fam][!!flow->nat], flow);
+	kmem_cache_free(ft_flow_caches[flow->key.fam][!!flow->nat][!!flow->meta],
+			flow);
 }
 
 static void ft_flow_free_rcu(struct rcu_head *head)

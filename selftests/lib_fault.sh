@@ -18,7 +18,7 @@
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
 # An awk pattern for the lines of fasttrack's slab caches in /proc/slabinfo:
-# a flow's cache is per family, with or without a NAT rewrite.
+# a flow's cache is per family, with or without a NAT rewrite and a mark.
 # shellcheck disable=SC2016 # $1 is awk's
 FAULT_SLAB_AWK='$1 ~ /^ft_flow/'
 

@@ -223,7 +223,7 @@ slab_objs() {
 }
 
 # memsnap: free memory and the slab caches fasttrack allocates from (its
-# flows have a cache per family, with or without a NAT rewrite).
+# flows have a cache per family, with or without a NAT rewrite and a mark).
 memsnap() {
 	echo "$(meminfo_kb MemFree) $(meminfo_kb Slab) $(slab_bytes 'ft_flow.*') $(slab_bytes radix_tree_node) $(meminfo_kb VmallocUsed)"
 }
