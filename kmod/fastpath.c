@@ -10,6 +10,8 @@
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <net/checksum.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
 #include <net/dst.h>
 #include <net/neighbour.h>
 #include <net/sch_generic.h>
@@ -37,6 +39,41 @@ struct ft_rx_mark {
 
 static DEFINE_PER_CPU(struct ft_rx_mark, ft_rx_mark);
 
+/*
+ * The fields of the IPv4 or IPv6 header of @skb that the ruleset may
+ * rewrite, as the ingress hook and the learn hook see them; false if the
+ * header is not there.
+ */
+bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
+		   struct ft_hdr_fields *f)
+{
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} buf;
+	const struct ipv6hdr *ip6h;
+	const struct iphdr *iph;
+
+	if (fam == FT_FAM_V4) {
+		iph = skb_header_pointer(skb, skb_network_offset(skb),
+					 sizeof(buf.v4), &buf);
+		if (!iph)
+			return false;
+		f->fixed = (u32)ntohs(iph->id) << 16 | ntohs(iph->frag_off);
+		f->dsfield = ipv4_get_dsfield(iph);
+		f->ttl = iph->ttl;
+	} else {
+		ip6h = skb_header_pointer(skb, skb_network_offset(skb),
+					  sizeof(buf.v6), &buf);
+		if (!ip6h)
+			return false;
+		f->fixed = ntohl(ip6_flowlabel(ip6h));
+		f->dsfield = ipv6_get_dsfield(ip6h);
+		f->ttl = ip6h->hop_limit;
+	}
+	return true;
+}
+
 /* Hand @skb, received on @fd for @fam, to the stack, counted by reason. */
 static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 			    const struct sk_buff *skb, enum ft_punt reason)
@@ -48,6 +85,7 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 	m->skb = skb;
 	m->state.mark = skb->mark;
 	m->state.priority = skb->priority;
+	m->state.hdr_ok = ft_hdr_fields(skb, fam, &m->state.hdr);
 	ft_gens_read(fn, &m->state.gens);
 	ft_stat_inc(fn, ft_punt_stat[reason]);
 
@@ -116,6 +154,8 @@ static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
 
 	ip_decrease_ttl(iph);
+	if (unlikely(flow->meta & FT_META_DSCP))
+		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
 	if (flow->nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->saddr,
@@ -144,6 +184,8 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
 
 	ip6h->hop_limit--;
+	if (unlikely(flow->meta & FT_META_DSCP))
+		ipv6_change_dsfield(ip6h, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
 	if (flow->nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace16(check, skb,

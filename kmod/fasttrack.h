@@ -84,6 +84,7 @@ enum ft_stat {
 	FT_STAT_NOLEARN_RACED,
 	FT_STAT_ROUTE_REVALIDATED,
 	FT_STAT_RULE_SKIPPED,
+	FT_STAT_NOLEARN_MANGLED,
 	FT_STAT_NUM,
 
 	/* Removal reasons no counter records (the counters go with them): */
@@ -250,10 +251,11 @@ struct ft_flow {
 	struct ft_key key;	/* last: ft_key_len(key.fam) bytes of it */
 };
 
-/* The skb fields a flow sets on egress (ft_flow.meta says which). */
+/* What a flow sets on egress (ft_flow.meta says which). */
 struct ft_meta {
 	u32 mark;
 	u32 priority;
+	u8 dscp;		/* the DSCP bits of the dsfield, ECN clear */
 };
 
 /* The size of a flow of family @fam, with a rewrite and an ft_meta. */
@@ -308,18 +310,29 @@ static inline bool ft_flow_live(const struct ft_flow *flow)
 }
 
 /*
- * skb fields the stack changed between ingress and egress (a forward or
- * postrouting rule), which the fast path then sets as it was learned; a
+ * What the stack changed between ingress and egress (a forward or
+ * postrouting rule), which the fast path then sets as it was learned: skb
+ * fields, and the DSCP of the header (its ECN bits stay each packet's). A
  * value set on ingress, before the fast path, stays otherwise.
  */
 #define FT_META_MARK		BIT(0)
 #define FT_META_PRIORITY	BIT(1)
+#define FT_META_DSCP		BIT(2)
+
+/* Header fields forwarding leaves alone, but for the TTL's decrement. */
+struct ft_hdr_fields {
+	u32 fixed;		/* IPv4 ID and fragment offset, IPv6 flow label */
+	u8 dsfield;		/* IPv4 TOS, IPv6 traffic class */
+	u8 ttl;			/* IPv4 TTL, IPv6 hop limit */
+};
 
 /* What a packet looked like when the ingress hook handed it to the stack. */
 struct ft_rx_state {
 	struct ft_gens gens;
 	u32 mark;
 	u32 priority;
+	struct ft_hdr_fields hdr;
+	bool hdr_ok;		/* @hdr was read */
 };
 
 #define FT_NAT_SRC	BIT(0)
@@ -626,6 +639,8 @@ void ft_rules_watch_stop(struct ft_net *fn);
 unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state);
 bool ft_rx_state(const struct sk_buff *skb, struct ft_rx_state *rx);
+bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
+		   struct ft_hdr_fields *f);
 
 /* testhooks.c */
 #ifdef FT_TEST_HOOKS

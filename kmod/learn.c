@@ -19,6 +19,7 @@
 #include <net/lwtunnel.h>
 #include <net/neighbour.h>
 #include <net/arp.h>
+#include <net/inet_ecn.h>
 #include <net/ndisc.h>
 #include <net/route.h>
 #include <net/netfilter/nf_conntrack_core.h>
@@ -147,6 +148,30 @@ static u8 ft_nat_from_ct(struct ft_nat *nat, const struct nf_conn *ct,
 }
 
 /*
+ * What the ruleset changed in the header of @skb since it entered (@rx),
+ * besides the TTL the stack decremented: a new DSCP the fast path replays
+ * (FT_META_DSCP in *@meta, *@dscp); any other rewrite (TTL, hop limit,
+ * ECN, IPv4 ID or fragment bits, IPv6 flow label), which it would not,
+ * keeps the connection on the stack.
+ */
+static enum ft_stat ft_hdr_changes(const struct sk_buff *skb, enum ft_fam fam,
+				   const struct ft_rx_state *rx, u8 *meta,
+				   u8 *dscp)
+{
+	const struct ft_hdr_fields *in = &rx->hdr;
+	struct ft_hdr_fields now;
+
+	if (!rx->hdr_ok || !ft_hdr_fields(skb, fam, &now) ||
+	    now.fixed != in->fixed || now.ttl + 1 != in->ttl ||
+	    ((now.dsfield ^ in->dsfield) & INET_ECN_MASK))
+		return FT_STAT_NOLEARN_MANGLED;
+	*dscp = now.dsfield & ~INET_ECN_MASK;
+	if (now.dsfield != in->dsfield)
+		*meta |= FT_META_DSCP;
+	return 0;
+}
+
+/*
  * Whether the route and egress device of @skb are ones the fast path can
  * replay: a plain unicast route without encapsulation or IPsec, outside a
  * VRF, to an Ethernet-like or layer-3 device that is up and is no port of
@@ -193,7 +218,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	struct nf_conn *ct;
 	struct ft_nh *nh;
 	bool closing;
-	u8 nat, meta;
+	u8 nat, meta, dscp;
 
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct)
@@ -230,6 +255,13 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		ft_stat_inc(fn, FT_STAT_NOLEARN_RACED);
 		return;
 	}
+	meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |
+	       (skb->priority != rx.priority ? FT_META_PRIORITY : 0);
+	refusal = ft_hdr_changes(skb, fam, &rx, &meta, &dscp);
+	if (refusal) {
+		ft_stat_inc(fn, refusal);
+		return;
+	}
 
 	nh = ft_learn_nh(fn, skb, out, fam);
 	if (!nh) {
@@ -241,8 +273,6 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		goto err_nh;
 
 	nat = ft_nat_from_ct(&rw, ct, dir);
-	meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |
-	       (skb->priority != rx.priority ? FT_META_PRIORITY : 0);
 	flow = ft_flow_alloc(fam, nat, meta);
 	if (!flow)
 		goto err_dst;
@@ -265,8 +295,11 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		__set_bit(FT_FLOW_CT_ACCT, &flow->flags);
 	flow->meta = meta;
 	if (meta) {
-		ft_flow_meta(flow)->mark = skb->mark;
-		ft_flow_meta(flow)->priority = skb->priority;
+		struct ft_meta *m = ft_flow_meta(flow);
+
+		m->mark = skb->mark;
+		m->priority = skb->priority;
+		m->dscp = dscp;
 	}
 	flow->created = (u32)jiffies;
 	flow->last_active = flow->created;

@@ -80,6 +80,7 @@ static const struct stat_desc not_learned_stats[] = {
 	{ FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV,	"egress_dev",	"egress-dev", NULL },
 	{ FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,	"no_neigh",	"no-neigh", NULL },
 	{ FASTTRACK_A_STAT_NOLEARN_RACED,	"raced",	"raced", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_MANGLED,	"mangled",	"mangled", NULL },
 	{ 0, NULL, NULL, NULL }
 };
 

@@ -313,6 +313,9 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_RULE_SKIPPED,	/* a device a pattern matched that
 					 * cannot be offloaded
 					 */
+	FASTTRACK_A_STAT_NOLEARN_MANGLED, /* the ruleset rewrote an IP
+					   * header field (not DSCP)
+					   */
 
 	__FASTTRACK_A_STAT_LAST
 };
