@@ -123,11 +123,16 @@ static void ft_l4_fixup_zero(u8 l4proto, __sum16 *check)
 		*check = CSUM_MANGLED_0;
 }
 
+/*
+ * @check is the L4 checksum as ft_l4_check() found it before the address
+ * rewrite: looked up again here, a UDP checksum that the address rewrite
+ * happened to bring to 0 would read as "no checksum", and the port rewrite
+ * would leave it wrong (a 0 that IPv6 receivers drop).
+ */
 static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
-			 void *l4)
+			 void *l4, __sum16 *check)
 {
 	__be16 *ports = l4;	/* source, dest: same place in TCP and UDP */
-	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
 
 	if (flow->nat & FT_NAT_SPORT) {
@@ -171,7 +176,7 @@ static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 		iph->daddr = rw->dst.ip;
 	}
 	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
-		ft_nat_ports(skb, flow, l4);
+		ft_nat_ports(skb, flow, l4, check);
 	else if (check && (flow->nat & (FT_NAT_SRC | FT_NAT_DST)))
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
@@ -203,7 +208,7 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 		ip6h->daddr = rw->dst.in6;
 	}
 	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
-		ft_nat_ports(skb, flow, l4);
+		ft_nat_ports(skb, flow, l4, check);
 	else if (check && (flow->nat & (FT_NAT_SRC | FT_NAT_DST)))
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
