@@ -12,10 +12,11 @@
 # the 2-vCPU boot. make check-full runs every test on every kernel.
 #
 # Installs host packages (deps.sh) and builds ftctl and the selftests'
-# helpers (tools.sh). Then per kernel, FT_JOBS at once: fetch it (kernels.sh),
-# build fasttrack.ko (build.sh), pack the initramfs (initramfs.sh), boot it
-# once to run all selected tests (boot.sh), and judge the guest's KTAP
-# (ktap.sh). Prints one line per test and kernel, keeps the logs of a failed
+# helpers (tools.sh); a foreign architecture's in the background, while the
+# host's kernels run first (foreign_prep). Then per kernel, FT_JOBS at
+# once: fetch it (kernels.sh), build fasttrack.ko (build.sh), pack the
+# initramfs (initramfs.sh), boot it once to run all selected tests
+# (boot.sh), and judge the guest's KTAP (ktap.sh). Prints one line per test and kernel, keeps the logs of a failed
 # kernel in $CACHE/logs/, and ends with "N passed, N failed[, N skipped]".
 #
 # Each invocation works in its own $FT_OUT (under $CACHE/out/, removed at
@@ -109,15 +110,46 @@ bash "$VM_DIR/deps.sh"
 # shellcheck disable=SC2086 # a list of kernel words
 arches=$(bash "$VM_DIR/kernels.sh" --arch $kernels | xargs)
 foreign=$(xargs -n1 <<<"$arches" | { grep -vx amd64 || true; } | xargs)
-# shellcheck disable=SC2086 # a list of architectures
-[ -z "$foreign" ] || bash "$VM_DIR/deps.sh" --arch $foreign
-# The host's tools as before, and a foreign architecture's when one of its
-# kernels is to run.
-# shellcheck disable=SC2086 # a list of architectures
-bash "$VM_DIR/tools.sh" amd64 $foreign
+bash "$VM_DIR/tools.sh" amd64
+
+# foreign_prep: a foreign architecture's qemu and cross compilers, its
+# userland and tools, when one of its kernels is to run; its output in
+# $OUT/foreign.log, its exit status in $OUT/foreign.rc once done.
+foreign_prep() {
+	local rc=0
+	# shellcheck disable=SC2086 # a list of architectures
+	{ bash "$VM_DIR/deps.sh" --arch $foreign && bash "$VM_DIR/tools.sh" $foreign; } \
+		>"$OUT/foreign.log" 2>&1 || rc=$?
+	echo "$rc" >"$OUT/foreign.rc.new"
+	mv "$OUT/foreign.rc.new" "$OUT/foreign.rc"
+}
+
+# foreign_ready: wait for foreign_prep; show its output; true if it worked.
+foreign_ready() {
+	while [ ! -e "$OUT/foreign.rc" ]; do
+		sleep 2
+	done
+	cat "$OUT/foreign.log" >&2
+	[ "$(cat "$OUT/foreign.rc")" = 0 ]
+}
+
+# The foreign kernels come after the host's, so their preparation runs in
+# the background while the first guests boot, outside the job slots
+# (disowned: wait_for_slot counts this shell's jobs); they wait for it.
+if [ -n "$foreign" ]; then
+	if [ -n "$shell" ]; then
+		foreign_prep
+	else
+		foreign_prep &
+		disown
+	fi
+fi
 
 # prepare WORD: everything a boot of WORD needs.
 prepare() {
+	if [ "$(bash "$VM_DIR/kernels.sh" --arch "$1")" != amd64 ]; then
+		foreign_ready || { log "preparing the foreign architectures failed"; return 1; }
+	fi
 	bash "$VM_DIR/kernels.sh" "$1" &&
 		bash "$VM_DIR/build.sh" "$1" &&
 		bash "$VM_DIR/initramfs.sh" "$1"
