@@ -238,21 +238,25 @@ topo_wait() {
 	must busywait 10000 ping_ok "$NS_CLIENT" "$SERVER_IP6"
 }
 
-# stick_switch FAR_NS: the switch of the router-on-a-stick: a vlan_filtering
-# bridge in $NS_SWITCH with the client's eth0 untagged on VLAN 22, FAR_NS's
-# eth0 untagged on VLAN 2222, and the router's trunk0 tagged with both.
+# stick_switch FAR_NS [TRUNK]: the switch of the router-on-a-stick: a
+# vlan_filtering bridge in $NS_SWITCH with the client's eth0 untagged on
+# VLAN 22, FAR_NS's eth0 untagged on VLAN 2222, and the trunk to the router
+# tagged with both: TRUNK, a port of $NS_SWITCH that exists already (a
+# bond), or else swtrunk, the peer of a new veth trunk0 in the router.
 stick_switch() {
+	local trunk="${2:-swtrunk}" p
 	must ip -n "$NS_SWITCH" link add br0 type bridge vlan_filtering 1 vlan_default_pvid 0
 	must ip -n "$NS_CLIENT" link add eth0 type veth peer name swp22 netns "$NS_SWITCH"
 	must ip -n "$1" link add eth0 type veth peer name swp2222 netns "$NS_SWITCH"
-	must ip -n "$NS_ROUTER" link add trunk0 type veth peer name swtrunk netns "$NS_SWITCH"
-	for p in swp22 swp2222 swtrunk; do
+	[ -n "$2" ] ||
+		must ip -n "$NS_ROUTER" link add trunk0 type veth peer name swtrunk netns "$NS_SWITCH"
+	for p in swp22 swp2222 "$trunk"; do
 		must ip -n "$NS_SWITCH" link set "$p" master br0 up
 	done
 	must bridge -n "$NS_SWITCH" vlan add dev swp22 vid 22 pvid untagged
 	must bridge -n "$NS_SWITCH" vlan add dev swp2222 vid 2222 pvid untagged
-	must bridge -n "$NS_SWITCH" vlan add dev swtrunk vid 22
-	must bridge -n "$NS_SWITCH" vlan add dev swtrunk vid 2222
+	must bridge -n "$NS_SWITCH" vlan add dev "$trunk" vid 22
+	must bridge -n "$NS_SWITCH" vlan add dev "$trunk" vid 2222
 	must ip -n "$NS_SWITCH" link set br0 up
 }
 

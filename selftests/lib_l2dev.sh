@@ -143,17 +143,7 @@ l2_topo_bond() {
 		must ip -n "$NS_SWITCH" link set "sb$i" up
 	done
 
-	must ip -n "$NS_SWITCH" link add br0 type bridge vlan_filtering 1 vlan_default_pvid 0
-	must ip -n "$NS_CLIENT" link add eth0 type veth peer name swp22 netns "$NS_SWITCH"
-	must ip -n "$NS_SERVER" link add eth0 type veth peer name swp2222 netns "$NS_SWITCH"
-	for i in swp22 swp2222 swbond0; do
-		must ip -n "$NS_SWITCH" link set "$i" master br0 up
-	done
-	must bridge -n "$NS_SWITCH" vlan add dev swp22 vid 22 pvid untagged
-	must bridge -n "$NS_SWITCH" vlan add dev swp2222 vid 2222 pvid untagged
-	must bridge -n "$NS_SWITCH" vlan add dev swbond0 vid 22
-	must bridge -n "$NS_SWITCH" vlan add dev swbond0 vid 2222
-	must ip -n "$NS_SWITCH" link set br0 up
+	stick_switch "$NS_SERVER" swbond0
 
 	must ip -n "$NS_ROUTER" link set bond0 up
 	must ip -n "$NS_ROUTER" link add link bond0 name bond0.22 type vlan id 22
