@@ -340,6 +340,8 @@ struct ft_rx_state {
 #define FT_NAT_SPORT	BIT(2)
 #define FT_NAT_DPORT	BIT(3)
 
+struct ft_route_memos;
+
 struct ft_net {
 	struct net *net;
 
@@ -376,6 +378,7 @@ struct ft_net {
 	/* Route change logs, heads in gen[ft_gen_route()]: route.c */
 	seqcount_spinlock_t rlog_seq;	/* writers hold gen_lock */
 	struct ft_route_change rlog[FT_FAM_NUM][FT_RLOG_SIZE];
+	struct ft_route_memos __percpu *rmemo;	/* BH off: route.c */
 
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
 	struct mutex lock;		/* settings, route watch */
@@ -587,6 +590,8 @@ void ft_nh_exit(struct ft_net *fn);
 /* route.c */
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_watch_stop(struct ft_net *fn);
+int ft_route_memo_init(struct ft_net *fn);
+void ft_route_memo_exit(struct ft_net *fn);
 void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
 			 const struct ft_route_change *c);
 bool ft_route_nexthop(struct dst_entry *dst, const struct sk_buff *skb,

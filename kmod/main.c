@@ -40,6 +40,9 @@ static int __net_init ft_net_init(struct net *net)
 	fn->stats = netdev_alloc_pcpu_stats(struct ft_stats_pcpu);
 	if (!fn->stats)
 		return -ENOMEM;
+	err = ft_route_memo_init(fn);
+	if (err)
+		goto err_memo;
 	err = ft_table_init(fn);
 	if (err)
 		goto err_table;
@@ -51,6 +54,8 @@ static int __net_init ft_net_init(struct net *net)
 err_notifier:
 	ft_table_exit(fn);
 err_table:
+	ft_route_memo_exit(fn);
+err_memo:
 	free_percpu(fn->stats);
 	return err;
 }
@@ -75,6 +80,7 @@ static void __net_exit ft_net_exit(struct net *net)
 	ft_nh_exit(fn);
 	WARN_ON_ONCE(!xa_empty(&fn->dev_index));
 	xa_destroy(&fn->dev_index);
+	ft_route_memo_exit(fn);
 	free_percpu(fn->stats);
 }
 

@@ -24,6 +24,12 @@ union ft_addr {
 	struct in6_addr in6;
 };
 
+/* The bytes of an address of @fam in a union ft_addr. */
+static inline unsigned int ft_addr_len(enum ft_fam fam)
+{
+	return fam == FT_FAM_V4 ? sizeof(__be32) : sizeof(struct in6_addr);
+}
+
 /*
  * Lookup key: the headers of a packet as it arrives (conntrack's tuple).
  * It is hashed and compared over its family's length, ft_key_len(): an

@@ -84,25 +84,87 @@ static bool ft_change_covers(const struct ft_route_change *c,
 }
 
 /*
+ * What this CPU read in the log: the changes in (from, to] do not cover
+ * the route to @addr. Flows to one destination then each read only what
+ * was logged since the last of them looked, not all the way from their
+ * own point: under churn the scan costs per change, not per change and
+ * flow. It holds facts about sequence numbers, which the ring's reuse of
+ * slots does not change. BH off: one writer per CPU.
+ */
+struct ft_route_memo {
+	union ft_addr addr;
+	u32 from;
+	u32 to;
+};
+
+#define FT_RMEMO_BITS	4
+
+struct ft_route_memos {
+	struct ft_route_memo slot[FT_FAM_NUM][1 << FT_RMEMO_BITS];
+};
+
+int ft_route_memo_init(struct ft_net *fn)
+{
+	fn->rmemo = alloc_percpu(struct ft_route_memos);
+	return fn->rmemo ? 0 : -ENOMEM;
+}
+
+void ft_route_memo_exit(struct ft_net *fn)
+{
+	free_percpu(fn->rmemo);
+}
+
+static struct ft_route_memo *ft_route_memo(struct ft_net *fn,
+					   enum ft_fam fam, const void *a)
+{
+	u32 h = fam == FT_FAM_V4 ? (__force u32)*(const __be32 *)a :
+				   ipv6_addr_hash(a);
+
+	return &this_cpu_ptr(fn->rmemo)->slot[fam][hash_32(h, FT_RMEMO_BITS)];
+}
+
+/* Sequence numbers wrap: a memo speaks for a span shorter than this. */
+#define FT_RMEMO_SPAN	BIT(30)
+
+/* Does @m say that nothing logged in (@from, its end] covers @a? */
+static bool ft_route_memo_holds(const struct ft_route_memo *m,
+				enum ft_fam fam, const void *a, u32 from, u32 to)
+{
+	return to - m->from < FT_RMEMO_SPAN &&
+	       from - m->from <= m->to - m->from &&
+	       !memcmp(&m->addr, a, ft_addr_len(fam));
+}
+
+/*
  * Does a change logged after @from cover the route to @a? *@head is where
  * the log was read up to; a flow further behind than the ring is covered.
  */
 static bool ft_route_log_covers(struct ft_net *fn, u32 from, enum ft_fam fam,
 				const void *a, u32 *head)
 {
+	struct ft_route_memo *m = ft_route_memo(fn, fam, a);
+	bool covered, known;
 	unsigned int seq;
-	bool covered;
-	u32 i, to;
+	u32 i, to, start;
 
 	do {
 		seq = read_seqcount_begin(&fn->rlog_seq);
 		to = (u32)atomic_read(&fn->gen[ft_gen_route(fam)]);
-		covered = to - from >= FT_RLOG_SIZE;
-		for (i = from + 1; !covered && i != to + 1; i++)
+		known = ft_route_memo_holds(m, fam, a, from, to);
+		start = known ? m->to : from;
+		covered = to - start >= FT_RLOG_SIZE;
+		for (i = start + 1; !covered && i != to + 1; i++)
 			covered = ft_change_covers(&fn->rlog[fam][i % FT_RLOG_SIZE],
 						   fam, a);
 	} while (read_seqcount_retry(&fn->rlog_seq, seq));
 	*head = to;
+	if (!covered) {
+		if (!known) {
+			memcpy(&m->addr, a, ft_addr_len(fam));
+			m->from = from;
+		}
+		m->to = to;
+	}
 	return covered;
 }
 
@@ -197,8 +259,7 @@ static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
 		return true;
 	if (!ft_route_nexthop(dst, skb, fam, &nh))
 		return false;
-	return !memcmp(flow->nh->neigh->primary_key, &nh,
-		      fam == FT_FAM_V4 ? sizeof(nh.ip) : sizeof(nh.in6));
+	return !memcmp(flow->nh->neigh->primary_key, &nh, ft_addr_len(fam));
 }
 
 /*
