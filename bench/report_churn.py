@@ -83,8 +83,10 @@ def analyse(rows):
         cov.setdefault(r["path"], {}).setdefault("ipv" + r["fam"], {})[r["how"]] = {
             "frames": int(r["frames"]), "before": int(r["before"]), "after": int(r["after"]),
             "in_change_window": int(r["window"]), "change_window_us": float(r["window_us"]),
+            "old_way_in_window": opt_int(r.get("old_window")),
             "old_way_after_change": int(r["old_after"]),
             "first_new_way_us_after_ack": opt_int(r["first_new_us"]),
+            # 1: the first frame after the ACK
             "first_new_way_nth_frame": opt_int(r["nth"]),
             "fast_share_before": float(r["fast_before"]), "fast_share_after": float(r["fast_after"]),
             "lost": int(r["lost"]),
@@ -123,7 +125,7 @@ def targets(res):
         worst = None if None in nth else max(nth)
         t["fasttrack_covering_%s_first_new_way_frame" % fam] = {
             "value": worst if worst is not None else float("nan"),
-            "target": "%d (the next frame; worst change)" % TARGETS["covering_nth"],
+            "target": "%d (the next frame after the ACK; worst change)" % TARGETS["covering_nth"],
             "met": worst is not None and worst <= TARGETS["covering_nth"]}
     return t
 
@@ -175,11 +177,12 @@ def markdown(res):
             "\n**Route changes that cover a cached flow**: one UDP flow at 1 000 frames/s "
             "through gateway G1, moved to G2 by one change in mid-stream; the generator tells "
             "the gateway from each frame's MAC, the change's moment is its netlink request and "
-            "ACK (nlmon). Targets: no frame via G1 after the ACK, the first frame after the "
-            "change via G2:\n")
-        lines.append("| path | family | change | via G1 after the change | first via G2: "
-                     "frame (µs after ACK) | fast path before / after | lost |")
-        lines.append("|---|---|---|---:|---:|---:|---:|")
+            "ACK (nlmon); the change takes effect at some moment between the two. Targets: "
+            "no frame via G1 after the ACK, the first frame after the ACK via G2:\n")
+        lines.append("| path | family | change | via G1 after the ACK | first via G2 after "
+                     "the ACK: frame (µs after ACK) | request to ACK: µs, frames (via G1) "
+                     "| fast path before / after | lost |")
+        lines.append("|---|---|---|---:|---:|---:|---:|---:|")
         for path in ("fasttrack", "nfftc"):
             for fam, hows in sorted(cov.get(path, {}).items()):
                 for how in HOWS:
@@ -188,8 +191,11 @@ def markdown(res):
                         continue
                     first = "never" if e["first_new_way_nth_frame"] is None else "%d (%d)" % (
                         e["first_new_way_nth_frame"], e["first_new_way_us_after_ack"])
-                    lines.append("| %s | %s | %s | %d | %s | %s / %s | %d |" % (
+                    win = "%d, %d (%s)" % (
+                        e["change_window_us"], e["in_change_window"],
+                        "?" if e.get("old_way_in_window") is None else e["old_way_in_window"])
+                    lines.append("| %s | %s | %s | %d | %s | %s | %s / %s | %d |" % (
                         NAMES.get(path, path), fam.replace("ipv", "IPv"), HOWS[how],
-                        e["old_way_after_change"], first, _pct(e["fast_share_before"]),
+                        e["old_way_after_change"], first, win, _pct(e["fast_share_before"]),
                         _pct(e["fast_share_after"]), e["lost"]))
     return lines

@@ -15,8 +15,10 @@
 # The change's moment is the router's netlink traffic, captured on an nlmon
 # device with the same clock as the frames: from the request reaching the
 # kernel to its ACK. Reported: frames sent via G1 after the ACK (target 0),
-# the time from the ACK to the first frame via G2 and which frame after
-# the change that was (target: the next one, 1), and the fast-path share
+# which frame after the ACK was the first via G2 (target: the next one, 1)
+# and the time from the ACK to the first frame via G2 (negative: within
+# the window), the frames within the window and how many of them went via
+# G1 (the change takes effect at some moment in it), and the fast-path share
 # before and after.
 #
 # Settings (ft.quick=1 picks the defaults in brackets):
@@ -191,11 +193,17 @@ $(tcpdump -r "$COV_DIR/nl.pcap" -tt -n -xx 2>&1 | head -n 60)"
 		{ n++; t = $1 + 0 }
 		$2 != m1 && $2 != m2 { other++ }
 		t < req { before++; if ($2 == m1) old_before++; next }
-		t <= ack { window++; if ($2 == m2 && !first) { first = t; nth = window } next }
+		t <= ack {
+			window++
+			if ($2 == m1) old_window++
+			if ($2 == m2 && !first) first = t
+			next
+		}
 		{
 			after++
 			if ($2 == m1) old_after++
-			if ($2 == m2 && !first) { first = t; nth = window + after }
+			if ($2 == m2 && !first) first = t
+			if ($2 == m2 && !nth) nth = after
 		}
 		END {
 			if (path == "fasttrack") {
@@ -203,10 +211,10 @@ $(tcpdump -r "$COV_DIR/nl.pcap" -tt -n -xx 2>&1 | head -n 60)"
 			} else {
 				pre = pre_rx ? 1 - pre_slow / pre_rx : 0; post = post_rx ? 1 - post_slow / post_rx : 0
 			}
-			printf "frames=%d other=%d before=%d old_before=%d window=%d after=%d old_after=%d",
-				n, other, before, old_before, window, after, old_after
+			printf "frames=%d other=%d before=%d old_before=%d window=%d old_window=%d after=%d old_after=%d",
+				n, other, before, old_before, window, old_window, after, old_after
 			printf " first_new_us=%s nth=%s window_us=%.0f fast_before=%.4f fast_after=%.4f",
-				first ? sprintf("%.0f", (first - ack) * 1e6) : "none", first ? nth : "none",
+				first ? sprintf("%.0f", (first - ack) * 1e6) : "none", nth ? nth : "none",
 				(ack - req) * 1e6, pre, post
 		}' "$COV_DIR/frames")
 	say "  $path IPv$fam $how: $res lost=$lost capture_drops=$drops"
