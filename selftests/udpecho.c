@@ -5,15 +5,17 @@
  *
  *   udpecho -s PORT
  *       Answer every datagram arriving on [::]:PORT (IPv4 too, as mapped
- *       addresses) with the same bytes, until killed. One process, one
- *       socket: unlike socat's UDP-RECVFROM with fork, nothing forks per
- *       datagram, so a busy or stalled guest only delays the answers.
+ *       addresses) with the same bytes, from the address it came to,
+ *       until killed. One process, one socket: unlike socat's
+ *       UDP-RECVFROM with fork, nothing forks per datagram, so a busy or
+ *       stalled guest only delays the answers.
  *
- *   udpecho -c ADDR PORT [COUNT [TIMEOUT_MS]]
+ *   udpecho -c ADDR PORT [COUNT [TIMEOUT_MS [SPORT]]]
  *       From one socket (one connection, as conntrack sees it), send COUNT
  *       (default 5) datagrams 50 ms apart to ADDR:PORT, then wait for the
  *       missing answers for up to TIMEOUT_MS (default 10000). Returns as
- *       soon as every answer is in.
+ *       soon as every answer is in. SPORT: from that source port, so that
+ *       a later run goes on with the same connection.
  *
  *   udpecho -w ADDR PORT COUNT [TIMEOUT_MS]
  *       The checksum sweep: from one socket, send COUNT datagrams whose
@@ -50,7 +52,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: udpecho -s PORT\n"
-			"       udpecho -c ADDR PORT [COUNT [TIMEOUT_MS]]\n"
+			"       udpecho -c ADDR PORT [COUNT [TIMEOUT_MS [SPORT]]]\n"
 			"       udpecho -w ADDR PORT COUNT [TIMEOUT_MS]\n");
 	exit(2);
 }
@@ -85,31 +87,47 @@ static int server(int port)
 		.sin6_port = htons(port),
 		.sin6_addr = IN6ADDR_ANY_INIT,
 	};
-	struct sockaddr_storage peer;
-	char buf[65536];
-	int fd, off = 0;
+	int fd, off = 0, on = 1;
 
 	fd = socket(AF_INET6, SOCK_DGRAM, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on)) ||
 	    bind(fd, (struct sockaddr *)&addr, sizeof(addr))) {
 		perror("udpecho: server socket");
 		return 1;
 	}
 	for (;;) {
-		socklen_t plen = sizeof(peer);
+		char buf[65536], cbuf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+		struct sockaddr_storage peer;
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr msg = {
+			.msg_name = &peer, .msg_namelen = sizeof(peer),
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *cm;
 		ssize_t n;
 
-		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer,
-			     &plen);
+		n = recvmsg(fd, &msg, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			perror("udpecho: recvfrom");
+			perror("udpecho: recvmsg");
 			return 1;
 		}
+		/*
+		 * Answer from the address the datagram came to (IPv4 ones as
+		 * mapped addresses), as the client's connected socket wants,
+		 * whichever one routing would pick; through any device.
+		 */
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+			if (cm->cmsg_level == IPPROTO_IPV6 &&
+			    cm->cmsg_type == IPV6_PKTINFO)
+				((struct in6_pktinfo *)CMSG_DATA(cm))->ipi6_ifindex = 0;
+		iov.iov_len = n;
 		/* A peer that is gone (ICMP errors) is not our problem. */
-		sendto(fd, buf, n, 0, (struct sockaddr *)&peer, plen);
+		sendmsg(fd, &msg, 0);
 	}
 }
 
@@ -171,8 +189,25 @@ static int wait_answers(int fd, bool *got, int count, int *ngot,
 	return 0;
 }
 
-/* A UDP socket connected to @host:@port; -2 for a bad address. */
-static int connect_to(const char *host, int port)
+/* Bind @fd, of family @family, to any address and source port @sport. */
+static int bind_port(int fd, int family, int sport)
+{
+	struct sockaddr_storage ss = { .ss_family = family };
+	int one = 1;
+
+	/* sin_port and sin6_port are at the same place. */
+	((struct sockaddr_in *)&ss)->sin_port = htons(sport);
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		return -1;
+	return bind(fd, (struct sockaddr *)&ss, family == AF_INET ?
+		    sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+}
+
+/*
+ * A UDP socket connected to @host:@port, from source port @sport if not 0;
+ * -2 for a bad address.
+ */
+static int connect_to(const char *host, int port, int sport)
 {
 	struct sockaddr_in6 a6 = {
 		.sin6_family = AF_INET6,
@@ -198,6 +233,11 @@ static int connect_to(const char *host, int port)
 		return -2;
 	}
 	fd = socket(sa->sa_family, SOCK_DGRAM, 0);
+	if (fd >= 0 && sport && bind_port(fd, sa->sa_family, sport)) {
+		perror("udpecho: bind");
+		close(fd);
+		return -1;
+	}
 	if (fd < 0 || connect(fd, sa, salen)) {
 		perror("udpecho: client socket");
 		return -1;
@@ -213,12 +253,13 @@ static int report(int fd, int ngot, int count)
 	return ngot == count ? 0 : 1;
 }
 
-static int client(const char *host, int port, int count, int timeout)
+static int client(const char *host, int port, int count, int timeout,
+		  int sport)
 {
 	bool got[MAX_COUNT] = { false };
 	int fd, i, ngot = 0;
 
-	fd = connect_to(host, port);
+	fd = connect_to(host, port, sport);
 	if (fd < 0)
 		return fd == -2 ? 2 : 1;
 	for (i = 1; i <= count; i++) {
@@ -264,7 +305,7 @@ static int sweep(const char *host, int port, int count, int timeout)
 {
 	int fd, i, ngot = 0, given_up = 0;
 
-	fd = connect_to(host, port);
+	fd = connect_to(host, port, 0);
 	if (fd < 0)
 		return fd == -2 ? 2 : 1;
 	for (i = 0; i < count; i++) {
@@ -290,12 +331,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "-s"))
 		return server(number(argv[2], 1, 65535));
-	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "-c")) {
+	if (argc >= 4 && argc <= 7 && !strcmp(argv[1], "-c")) {
 		int count = argc > 4 ? number(argv[4], 1, MAX_COUNT) : 5;
 		int timeout = argc > 5 ? number(argv[5], 1, 600000) : 10000;
+		int sport = argc > 6 ? number(argv[6], 1, 65535) : 0;
 
 		return client(argv[2], number(argv[3], 1, 65535), count,
-			      timeout);
+			      timeout, sport);
 	}
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "-w")) {
 		int timeout = argc > 5 ? number(argv[5], 1, 600000) : 10000;
