@@ -31,7 +31,10 @@
 #    route via G2. After each, the stream goes to the new gateway within
 #    100 ms, no frame of it goes to the old one after that, and the fast
 #    path carries it again. Rule changes may drop every flow, so only this
-#    is asserted for them.
+#    is asserted for them. A second flow to SVC (UDP), cached before the
+#    first move and quiet during it, speaks again once the stream went on
+#    past an unrelated change: it goes through G2, none of it through G1
+#    (the server counts its frames per gateway too).
 # Every stream completes intact (sha256). IPv4 and IPv6. The moves of a
 # route's own nexthop object are fastpath_nexthop's.
 . "$(dirname "$0")/lib.sh"
@@ -43,9 +46,11 @@ SVC4=198.18.250.2 SVC6=2001:db8:250::2
 G3_IP4=198.18.222.5 G3_IP6=2001:db8:2222::5
 # Policy rules send SVC to this table.
 TABLE=100
+# The quiet flow: udpecho, from this source port to this one.
+QUIET_SPORT=40008 QUIET_PORT=40007
 
 fp_init
-require_cmd ethtool
+require_cmd ethtool udpecho
 fp_setup_stick
 fp_csum_offload off
 cdev=$ROUTER_CLIENT_DEV sdev=$ROUTER_SERVER_DEV
@@ -57,6 +62,17 @@ fi
 must ip -n "$NS_SERVER" addr add "$SVC4/32" dev lo
 must ip -n "$NS_SERVER" addr add "$SVC6/128" dev lo
 st_gateways "$SVC4" "$SVC6"
+must ip netns exec "$NS_SERVER" nft -f - <<EOF
+table netdev quiet {
+	counter q1 { }
+	counter q2 { }
+	chain in {
+		type filter hook ingress device "eth0" priority 1;
+		ether daddr $ST_MAC1 meta l4proto udp udp dport $QUIET_PORT counter name "q1"
+		ether daddr $ST_MAC2 meta l4proto udp udp dport $QUIET_PORT counter name "q2"
+	}
+}
+EOF
 must ip -n "$NS_ROUTER" neigh replace "$G3_IP4" lladdr "$ST_MAC2" dev "$sdev" nud permanent
 must ip -n "$NS_ROUTER" -6 neigh replace "$G3_IP6" lladdr "$ST_MAC2" dev "$sdev" nud permanent
 
@@ -250,6 +266,54 @@ moves() {
 		"$(st_gw_bytes "$old" "$fam")"
 }
 
+# quiet_exchange DESC: datagrams of the quiet flow (udpecho from port
+# QUIET_SPORT to SVC), all answered.
+quiet_exchange() {
+	check "$1: 5 datagrams of the quiet flow answered" fp_run ip netns exec "$NS_CLIENT" \
+		udpecho -c "$svc" "$QUIET_PORT" 5 "$(($(ft_secs 5) * 1000))" "$QUIET_SPORT"
+}
+
+quiet_cached() {
+	ftc flows dump "ipv$fam" | awk -F '\t' -v p="$QUIET_PORT" '
+		$3 == "udp" && $4 == "original" && $8 == p { found = 1 } END { exit !found }'
+}
+
+# quiet_bytes GW: bytes of the quiet flow, of either family, that the
+# server received through gateway GW (1, 2).
+quiet_bytes() { fp_num "$(fp_nft_counters "$NS_SERVER" "netdev quiet" "q$1")"; }
+
+# quiet_start: a second flow to SVC, cached through G1, then quiet while
+# the stream moves.
+quiet_start() {
+	local q1
+	fp_bg "quiet$fam" ip netns exec "$NS_SERVER" udpecho -s "$QUIET_PORT"
+	QUIET_PID=$FP_PID
+	must busywait 5000 fp_listening "$NS_SERVER" udp "$QUIET_PORT"
+	q1=$(quiet_bytes 1)
+	quiet_exchange "IPv$fam quiet flow"
+	check "IPv$fam quiet flow: cached" busywait 2000 quiet_cached
+	check "IPv$fam quiet flow: it went through G1" st_above "$q1" quiet_bytes 1
+}
+
+# quiet_moves: after the stream moved to G2 and went on reading the route
+# change log past an unrelated change, the quiet flow, which learned its
+# route before the move, speaks again: through G2, none of it through G1.
+# Whatever the fast path remembers of what the stream read in the log
+# must not hide the move from a flow that has not read that far.
+quiet_moves() {
+	local desc="IPv$fam quiet flow after the move" g2b q1 q2
+	g2b=$(st_gw_bytes 2 "$fam")
+	check "$desc: ip $f route add $other via G3" ip -n "$NS_ROUTER" $f route add "$other" \
+		via "$g3" dev "$sdev"
+	st_check_grows "$desc: the stream goes on through G2" 2000 "$g2b" st_gw_bytes 2 "$fam"
+	q1=$(quiet_bytes 1) q2=$(quiet_bytes 2)
+	quiet_exchange "$desc"
+	check_eq "$desc: none of it went through G1" "$q1" "$(quiet_bytes 1)"
+	check "$desc: it went through G2" st_above "$q2" quiet_bytes 2
+	must ip -n "$NS_ROUTER" $f route del "$other"
+	fp_kill "$QUIET_PID"
+}
+
 # covering FAMILY: each change that concerns SVC, mid-stream.
 covering() {
 	local name="c$1" desc="IPv$1 covering changes" stream
@@ -259,7 +323,9 @@ covering() {
 	st_stream_steady
 	st_offloaded "$desc" "$fam"
 
+	quiet_start
 	moves 1 2 "route add $cover via G2 (over $net)" $f route add "$cover" via "$g2" dev "$sdev"
+	quiet_moves
 	moves 2 1 "route del $cover (back to $net)" $f route del "$cover"
 	moves 1 2 "rule add to $host table $TABLE ($net via G2)" $f rule add to "$host" \
 		table "$TABLE" pref 100
