@@ -24,11 +24,14 @@ FAULT_SLAB_AWK='$1 ~ /^ft_flow/'
 
 # How long each iperf3 stream runs, in seconds, and at what rate. Unpaced,
 # two streams take the whole vCPU, and the test's own fault loop (and its
-# checks) would barely run while they do. 25 s leaves the fault loop its
-# rounds even when a loaded host stalls the guest for several seconds.
-# A slow kernel (FT_SLOWDOWN, lib.sh) needs as much longer to show the
-# streams in the fast path, so they run that much longer.
-FAULT_SECONDS=${FAULT_SECONDS:-$((25 * FT_SLOWDOWN))}
+# checks) would barely run while they do. The streams start before
+# fault_wait_offload, which took 22-24 s on a 7.2 guest of a loaded CI
+# host: 25 s streams had ended before fault_flush's and
+# fault_route_flap's loops began (0 and 1 rounds). 40 s leaves the fault
+# loop its rounds even then. A slow kernel (FT_SLOWDOWN, lib.sh) needs as
+# much longer to show the streams in the fast path, so they run that much
+# longer.
+FAULT_SECONDS=${FAULT_SECONDS:-$((40 * FT_SLOWDOWN))}
 FAULT_RATE=${FAULT_RATE:-30M}
 # A stream that only shows the path still works after a fault. It must
 # outlast its own start and fault_wait_offload on a loaded host, which a
