@@ -181,7 +181,8 @@ dv_path_off() {
 }
 
 # dv_path_on PATH N: conntrack, and the offload over vlan22, vlan2222 and
-# the first N extra VLANs. Sets DV_ENABLE_S, the guest time it took.
+# the N extra VLANs (all there are). Sets DV_ENABLE_S, the guest time it
+# took.
 dv_path_on() {
 	local t0 n=$2
 	bn_ct_on "$NS_ROUTER"

@@ -219,7 +219,7 @@ check "check.sh --matrix: passes" rc_is matrix 0
 # on TEST: the kernels that ran TEST, in order.
 on() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/matrix.out" | xargs; }
 check "check.sh --matrix: a core test runs on every kernel" test "$(on module_load)" = "5.10 6.1 6.12 7.2 other"
-check "check.sh --matrix: another platform runs the smoke set" grep -qxE '(5\.10|6\.1|6\.12|7\.2) other' <<<"$(on fault_rmmod)"
+check "check.sh --matrix: another platform runs the smoke set" test "$(on fault_rmmod)" = "5.10 other"
 check "check.sh --matrix: ... only" test "$(on gamma)" != "other"
 for t in alpha beta gamma delta; do
 	check "check.sh --matrix: $t runs on one kernel" \
