@@ -188,7 +188,7 @@ struct ft_dev {
 
 enum ft_flow_bits {
 	FT_FLOW_LIVE,		/* in both indexes: may be killed */
-	FT_FLOW_DEAD,		/* killed: unlinked, freed after RCU */
+	FT_FLOW_DEAD,		/* killed: unhashed, reaped through its id */
 	FT_FLOW_RECHECK,	/* route.c: next failed dst check looks up */
 	FT_FLOW_NO_XFRM,	/* validated while no IPsec policy existed */
 	FT_FLOW_CT_ACCT,	/* its conntrack entry has accounting */
@@ -246,7 +246,6 @@ struct ft_flow {
 	u32 gc_packets;		/* GC only: low bits of the count it last saw */
 
 	struct ft_flow_acct acct;
-	struct rcu_head rcu;
 	struct rhash_head node;
 	struct ft_key key;	/* last: ft_key_len(key.fam) bytes of it */
 };
@@ -383,6 +382,7 @@ struct ft_net {
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
 	struct mutex lock;		/* settings, route watch */
 	struct delayed_work gc_work;
+	struct delayed_work reap_work;	/* reap.c */
 };
 
 extern unsigned int ft_net_id;
@@ -443,13 +443,18 @@ static inline enum ft_stat ft_gens_stale(struct ft_net *fn,
 	return 0;
 }
 
+/* reap.c */
+void ft_reap_init(struct ft_net *fn);
+void ft_reap_exit(struct ft_net *fn);
+void ft_flow_reap(struct ft_net *fn, struct ft_flow *flow);
+
 /* table.c */
 int ft_table_init(struct ft_net *fn);
 void ft_table_exit(struct ft_net *fn);
 int ft_table_cache_init(void);
 void ft_table_cache_exit(void);
 struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta);
-void ft_flow_free(struct ft_flow *flow);
+void ft_flow_destroy(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
 struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);
 struct ft_flow *ft_flow_lookup_tuple(struct ft_net *fn,

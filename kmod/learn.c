@@ -310,15 +310,11 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	nf_conntrack_get(&ct->ct_general);
 	flow->ct = ct;
 
-	if (!ft_flow_insert(fn, flow)) {
-		if (nf_ct_protonum(ct) == IPPROTO_TCP)
-			ft_ct_tcp_liberal(ct);
-		return;
-	}
+	/* On a lost race (another CPU, a settings change) it frees the flow. */
+	if (!ft_flow_insert(fn, flow) && nf_ct_protonum(ct) == IPPROTO_TCP)
+		ft_ct_tcp_liberal(ct);
+	return;
 
-	/* Lost a race with another CPU or a settings change: rare. */
-	nf_ct_put(ct);
-	ft_flow_free(flow);
 err_dst:
 	dst_release(dst);
 err_nh:

@@ -3,9 +3,9 @@
  * The flow table: an RCU hash table per netns, keyed on the tuple of one
  * direction as it arrives, over its family's length. Readers (the fast
  * path) take no lock. Entries are unlinked by ft_flow_teardown() and freed
- * after a grace period, when no reader can still hold them. An xarray
- * numbers the flows (lowest free id), for walks that must see each flow
- * once: dumps, flushes and the GC, a delayed work that refreshes conntrack
+ * by reap.c after a grace period, when no reader can still hold them. An
+ * xarray numbers the flows (lowest free id), for walks that must see each
+ * flow once: dumps, flushes and the GC, a delayed work that refreshes conntrack
  * timeouts, and removes idle entries and entries whose connection is gone.
  * The GC visits a slice of the table per run, so that its cost per second
  * stays bounded however many flows there are: small tables are swept every
@@ -78,6 +78,8 @@ int ft_table_cache_init(void)
 {
 	int fam, nat, meta;
 
+	/* Memory per direction: a plain IPv4 flow fills 128 bytes at most. */
+	BUILD_BUG_ON(offsetof(struct ft_flow, key) + FT_KEY_LEN_V4 > 128);
 	for (fam = 0; fam < FT_FAM_NUM; fam++)
 		for (nat = 0; nat < 2; nat++)
 			for (meta = 0; meta < 2; meta++) {
@@ -119,24 +121,14 @@ struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta)
 	return flow;
 }
 
-static void ft_flow_cache_free(struct ft_flow *flow)
+/* Free @flow and drop what it holds; no reader can reach it any more. */
+void ft_flow_destroy(struct ft_flow *flow)
 {
+	nf_ct_put(flow->ct);
+	dst_release(flow->dst);
+	ft_nh_put(flow->nh);
 	kmem_cache_free(ft_flow_caches[flow->key.fam][!!flow->nat][!!flow->meta],
 			flow);
-}
-
-static void ft_flow_free_rcu(struct rcu_head *head)
-{
-	ft_flow_cache_free(container_of(head, struct ft_flow, rcu));
-}
-
-/*
- * Free a flow that never went live; it holds no references. A walker may
- * have seen it in the id index, so wait for a grace period.
- */
-void ft_flow_free(struct ft_flow *flow)
-{
-	call_rcu(&flow->rcu, ft_flow_free_rcu);
 }
 
 /*
@@ -167,9 +159,9 @@ struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key)
 }
 
 /*
- * Publish a fully set up flow. The caller checked that the table has room
- * and that the tuple is free, so this fails only on a race. Caller: BH
- * disabled.
+ * Publish a fully set up flow, which holds its references. The caller
+ * checked that the table has room and that the tuple is free, so this
+ * fails only on a race; the flow is then released. Caller: BH disabled.
  */
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 {
@@ -180,20 +172,21 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 		err = -ENOSPC;
 		goto err_full;
 	}
-	/* By key: the _fast variant is for tables without obj_hashfn. */
-	err = rhashtable_lookup_insert_key(&fn->flows, &flow->key, &flow->node,
-					   ft_flow_params);
-	if (err)
-		goto err_full;
 	/*
 	 * The lowest free id: the index stays dense under churn, where
 	 * cyclic ids would leave long-lived flows alone in sparse nodes. A
-	 * walk still sees each flow once: a flow keeps its id.
+	 * walk still sees each flow once: a flow keeps its id. The id comes
+	 * first, because a flow readers may have seen is freed through it.
 	 */
 	err = xa_alloc_bh(&fn->flow_ids, &flow->id, flow, xa_limit_32b,
 			  GFP_ATOMIC);
 	if (err < 0)
-		goto err_ids;
+		goto err_full;
+	/* By key: the _fast variant is for tables without obj_hashfn. */
+	err = rhashtable_lookup_insert_key(&fn->flows, &flow->key, &flow->node,
+					   ft_flow_params);
+	if (err)
+		goto err_hash;
 	/* From here on teardowns and walks may act on it. */
 	set_bit(FT_FLOW_LIVE, &flow->flags);
 
@@ -201,11 +194,14 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 	ft_nl_flow_event(fn, flow, 0);
 	return 0;
 
-err_ids:
-	/* Readers that found it meanwhile forwarded under a valid decision. */
-	rhashtable_remove_fast(&fn->flows, &flow->node, ft_flow_params);
+err_hash:
+	atomic_dec(&fn->nflows);
+	/* Walkers may have seen it in the index, not yet live. */
+	ft_flow_reap(fn, flow);
+	return err;
 err_full:
 	atomic_dec(&fn->nflows);
+	ft_flow_destroy(flow);
 	return err;
 }
 
@@ -224,16 +220,6 @@ void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes)
 	*bytes += atomic64_read(&a->other_bytes);
 }
 
-static void ft_flow_release(struct rcu_head *head)
-{
-	struct ft_flow *flow = container_of(head, struct ft_flow, rcu);
-
-	nf_ct_put(flow->ct);
-	dst_release(flow->dst);
-	ft_nh_put(flow->nh);
-	ft_flow_cache_free(flow);
-}
-
 /* Unlink one direction; the caller holds rcu_read_lock and has BH off. */
 static bool ft_flow_kill(struct ft_net *fn, struct ft_flow *flow,
 			 enum ft_stat reason)
@@ -244,10 +230,9 @@ static bool ft_flow_kill(struct ft_net *fn, struct ft_flow *flow,
 	if (WARN_ON_ONCE(rhashtable_remove_fast(&fn->flows, &flow->node,
 						ft_flow_params)))
 		return false;
-	xa_erase_bh(&fn->flow_ids, flow->id);
 	atomic_dec(&fn->nflows);
 	ft_nl_flow_event(fn, flow, reason);
-	call_rcu(&flow->rcu, ft_flow_release);
+	ft_flow_reap(fn, flow);
 	return true;
 }
 
@@ -573,6 +558,7 @@ int ft_table_init(struct ft_net *fn)
 		return err;
 	xa_init_flags(&fn->flow_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	atomic_set(&fn->nflows, 0);
+	ft_reap_init(fn);
 	INIT_DELAYED_WORK(&fn->gc_work, ft_gc_work);
 	queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
 			   FT_GC_INTERVAL);
@@ -586,11 +572,10 @@ void ft_table_exit(struct ft_net *fn)
 
 	cancel_delayed_work_sync(&fn->gc_work);
 	ft_table_kill(fn, &all, FT_REASON_NETNS);
-	/* The release callbacks drop conntrack references that the
-	 * conntrack netns exit waits for.
-	 */
-	rcu_barrier();
+	/* Flows hold conntrack references the conntrack netns exit waits for. */
+	ft_reap_exit(fn);
 	WARN_ON_ONCE(atomic_read(&fn->nflows));
+	WARN_ON_ONCE(!xa_empty(&fn->flow_ids));
 	xa_destroy(&fn->flow_ids);
 	rhashtable_destroy(&fn->flows);
 }
