@@ -312,6 +312,8 @@ quiet_moves() {
 	check "$desc: it went through G2" st_above "$q2" quiet_bytes 2
 	must ip -n "$NS_ROUTER" $f route del "$other"
 	fp_kill "$QUIET_PID"
+	# Gone now, not at its idle timeout (30 s): no_flows waits 10 s.
+	must ftc flush "ipv$fam" proto udp sport "$QUIET_SPORT"
 }
 
 # covering FAMILY: each change that concerns SVC, mid-stream.
