@@ -282,6 +282,17 @@ st_stream_steady() {
 		rate "$FP_SLOW_RATE" burst 4kb limit 8mb
 }
 
+# st_stuck_info DESC: what a stuck stream's ends and the router show, for
+# the log: both ends' TCP sockets (/proc: the guest has no ss), conntrack's
+# TCP entries, the client's qdisc and fasttrack's counters.
+st_stuck_info() {
+	log_info "$1: client sockets: $(ip netns exec "$NS_CLIENT" cat /proc/net/tcp /proc/net/tcp6 2>&1 | tr '\n' ' ')"
+	log_info "$1: server sockets: $(ip netns exec "$NS_SERVER" cat /proc/net/tcp /proc/net/tcp6 2>&1 | tr '\n' ' ')"
+	log_info "$1: conntrack: $(ip netns exec "$NS_ROUTER" conntrack -L -p tcp 2>&1 | tr '\n' ' ')"
+	log_info "$1: client qdisc: $(ip netns exec "$NS_CLIENT" tc -s qdisc show dev eth0 2>&1 | tr '\n' ' ')"
+	log_info "$1: ftctl stats: $(ip netns exec "$NS_ROUTER" ftctl -j stats 2>&1)"
+}
+
 # st_stream_finish DESC NAME FILE TIMEOUT_MS: fp_stream_finish with a
 # shorter limit, for a stream that a failed check may have left stuck;
 # FILE and its received copy are removed.
@@ -291,6 +302,7 @@ st_stream_finish() {
 		fp_wait_srv "$1"
 		fp_check_same "$1: data intact (sha256)" "$3" "$FP_OUT"
 	else
+		st_stuck_info "$1"
 		fp_kill "$FP_SRV"
 	fi
 	fp_unpace "$NS_CLIENT" eth0
