@@ -101,13 +101,16 @@ static bool ft_reap_some(struct ft_net *fn)
 	return n == FT_REAP_BATCH;
 }
 
-static void ft_reap_work(struct work_struct *work)
+static void ft_reap_all(struct ft_net *fn)
 {
-	struct ft_net *fn = container_of(to_delayed_work(work), struct ft_net,
-					 reap_work);
-
 	while (ft_reap_some(fn))
 		cond_resched();
+}
+
+static void ft_reap_work(struct work_struct *work)
+{
+	ft_reap_all(container_of(to_delayed_work(work), struct ft_net,
+				 reap_work));
 }
 
 void ft_reap_init(struct ft_net *fn)
@@ -122,8 +125,7 @@ void ft_reap_init(struct ft_net *fn)
 void ft_reap_exit(struct ft_net *fn)
 {
 	cancel_delayed_work_sync(&fn->reap_work);
-	while (ft_reap_some(fn))
-		cond_resched();
+	ft_reap_all(fn);
 	/* The batches' callbacks drop conntrack and device references. */
 	rcu_barrier();
 }
