@@ -85,7 +85,7 @@ log_info "table_full: $full0 -> $full"
 check_ge "table_full counts the refusals" "$full" $((full0 + 1))
 if [ -n "$FAULT_SLAB" ]; then
 	check_le "ft_flow slab objects (both families, NAT or not) stay bounded" \
-		"$(awk "$FAULT_SLAB_AWK"' { n += $2 } END { print n + 0 }' /proc/slabinfo)" 256
+		"$(ft_slab_objs)" 256
 fi
 fault_check_drained
 fault_finish

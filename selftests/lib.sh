@@ -29,6 +29,18 @@ FT_SPLAT_RE='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible recursiv
 
 log_info() { echo "INFO: $*"; }
 
+# An awk pattern for the lines of fasttrack's slab caches in /proc/slabinfo:
+# a flow's cache is per family, with or without a NAT rewrite and a mark.
+# shellcheck disable=SC2016 # $1 is awk's
+FT_SLAB_AWK='$1 ~ /^ft_flow/'
+
+# ft_slab_own: fasttrack's caches have lines of their own in /proc/slabinfo
+# (not merged into another cache: boot.sh passes slab_nomerge).
+ft_slab_own() { grep -q '^ft_flow ' /proc/slabinfo 2>/dev/null; }
+
+# ft_slab_objs: the objects in use in fasttrack's slab caches.
+ft_slab_objs() { awk "$FT_SLAB_AWK"' { n += $2 } END { print n + 0 }' /proc/slabinfo; }
+
 # quote ARGS...: print ARGS as one shell-quoted command line.
 quote() {
 	local a out=

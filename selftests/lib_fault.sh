@@ -17,11 +17,6 @@
 # Each test takes about 30 s in a guest on a stock kernel.
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
-# An awk pattern for the lines of fasttrack's slab caches in /proc/slabinfo:
-# a flow's cache is per family, with or without a NAT rewrite and a mark.
-# shellcheck disable=SC2016 # $1 is awk's
-FAULT_SLAB_AWK='$1 ~ /^ft_flow/'
-
 # How long each iperf3 stream runs, in seconds, and at what rate. Unpaced,
 # two streams take the whole vCPU, and the test's own fault loop (and its
 # checks) would barely run while they do. The streams start before
@@ -58,7 +53,7 @@ fault_setup() {
 	must in_router ftctl set tcp-timeout 2 udp-timeout 2
 	# A cache of its own (not merged into another) is visible by name.
 	FAULT_SLAB=
-	if grep -q '^ft_flow ' /proc/slabinfo 2>/dev/null; then
+	if ft_slab_own; then
 		FAULT_SLAB=1
 	fi
 }
@@ -252,7 +247,7 @@ fault_check_unloaded() {
 	check "fasttrack is unloaded" test ! -e /sys/module/fasttrack
 	if [ -n "$FAULT_SLAB" ]; then
 		check "the ft_flow slab caches are destroyed (no object left)" \
-			sh -c "! awk '$FAULT_SLAB_AWK { found = 1 } END { exit !found }' /proc/slabinfo"
+			sh -c "! awk '$FT_SLAB_AWK { found = 1 } END { exit !found }' /proc/slabinfo"
 	else
 		log_info "ft_flow shares a slab cache with others here; its count is not visible"
 	fi
