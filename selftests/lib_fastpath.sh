@@ -611,10 +611,16 @@ fp_stream_running() {
 	fi
 }
 
-# fp_stream_speedup: let the stream finish at full speed.
+# fp_stream_speedup: let the stream finish at full speed. A tbf change
+# does not re-arm tbf's watchdog: a packet that waited for the tokens of
+# the old rate (st_stream_pause's 8 bit/s: hours) waits for them still,
+# until something else is enqueued. TCP enqueues nothing while that packet
+# is the one to retransmit (still in the host queue), so the stream would
+# stall; one ping through the qdisc runs it at the new rate.
 fp_stream_speedup() {
 	must ip netns exec "$NS_CLIENT" tc qdisc change dev eth0 root tbf \
 		rate "$FP_FAST_RATE" burst 256kb limit 8mb
+	ip netns exec "$NS_CLIENT" ping -q -c 1 -W 1 "$ROUTER_CLIENT_IP4" >/dev/null 2>&1 || true
 }
 
 # fp_stream_finish DESC NAME FILE: the stream started by fp_stream_start
