@@ -55,8 +55,7 @@ moved() {
 	a1=$(st_gw_bytes 1 "$fam")
 	a2=$(st_gw_bytes 2 "$fam")
 	stream=$(fp_mkfile "$how$fam" 8388608)
-	fp_stream_start "$how$fam" "$fam" "$stream"
-	st_stream_steady
+	st_stream_start_steady "$how$fam" "$fam" "$stream"
 	st_offloaded "$desc" "$fam"
 	if [ $(($(st_gw_bytes 1 "$fam") - a1)) -ge $(($(st_gw_bytes 2 "$fam") - a2)) ]; then
 		old=1 new=2

@@ -228,8 +228,7 @@ unrelated() {
 	family "$1"
 	stream=$(fp_mkfile "$name" $((16777216 * FT_SLOWDOWN)))
 	g2b=$(st_gw_bytes 2 "$fam")
-	fp_stream_start "$name" "$fam" "$stream" "$svc"
-	st_stream_steady
+	st_stream_start_steady "$name" "$fam" "$stream" "$svc"
 	st_offloaded "$desc" "$fam"
 	stream_flows "$FP_TMP/first"
 	ids=$(stream_ids "$FP_TMP/first")
@@ -321,8 +320,7 @@ covering() {
 	local name="c$1" desc="IPv$1 covering changes" stream
 	family "$1"
 	stream=$(fp_mkfile "$name" $((16777216 * FT_SLOWDOWN)))
-	fp_stream_start "$name" "$fam" "$stream" "$svc"
-	st_stream_steady
+	st_stream_start_steady "$name" "$fam" "$stream" "$svc"
 	st_offloaded "$desc" "$fam"
 
 	quiet_start

@@ -431,12 +431,15 @@ fp_udp_client() {
 		"UDP$1:$(fp_sockaddr "$2" "$3")" "SYSTEM:echo hello; read r; exec cat $4"
 }
 
-# fp_pace NS DEV RATE: shape DEV's egress with tbf. A UDP sender blocks on
-# its socket buffer instead of losing datagrams; a TCP transfer lasts long
-# enough to change something mid-stream. The burst is above the largest
-# GSO packet, so tbf does not segment.
+# fp_pace NS DEV RATE [BURST]: shape DEV's egress with tbf. A UDP sender
+# blocks on its socket buffer instead of losing datagrams; a TCP transfer
+# lasts long enough to change something mid-stream. The default burst is
+# above the largest GSO packet, so tbf does not segment. A smaller one
+# makes tbf segment what it enqueues; a packet it already holds that is
+# larger than the bucket would never leave, so choose it before traffic.
 fp_pace() {
-	must ip netns exec "$1" tc qdisc replace dev "$2" root tbf rate "$3" burst 256kb limit 8mb
+	must ip netns exec "$1" tc qdisc replace dev "$2" root tbf rate "$3" \
+		burst "${4:-256kb}" limit 8mb
 }
 
 fp_unpace() { ip netns exec "$1" tc qdisc del dev "$2" root 2>/dev/null; }
@@ -581,19 +584,19 @@ fp_udp_transfer() {
 	fp_check_same "$desc: data intact (sha256)" "$exp" "$FP_OUT" fp_udp_loss_where
 }
 
-# fp_stream_start NAME FAMILY FILE [DST [OPTS [PORT]]]: start sending FILE
-# over TCP from the client to a new server (on PORT, default random) in the
-# background, paced at FP_SLOW_RATE on the client's eth0, so that the test
-# can act mid-stream. FP_STREAM is the client's pid, FP_STREAM_PORT the
-# port, FP_OUT the received copy. OPTS are socat options of the client's
-# connection (",linger=0").
+# fp_stream_start NAME FAMILY FILE [DST [OPTS [PORT [BURST]]]]: start
+# sending FILE over TCP from the client to a new server (on PORT, default
+# random) in the background, paced at FP_SLOW_RATE on the client's eth0
+# (fp_pace, with BURST), so that the test can act mid-stream. FP_STREAM is
+# the client's pid, FP_STREAM_PORT the port, FP_OUT the received copy.
+# OPTS are socat options of the client's connection (",linger=0").
 fp_stream_start() {
 	local name="$1" fam="$2" file="$3" rate="$FP_SLOW_RATE" dst="${4:-$(fp_server_ip "$2")}" port="$6"
 	[ -n "$port" ] || fp_port port
 	FP_OUT=$file.rx$port
 	FP_STREAM_PORT=$port
 	fp_tcp_server "$fam" "$port" "$FP_OUT"
-	fp_pace "$NS_CLIENT" eth0 "$rate"
+	fp_pace "$NS_CLIENT" eth0 "$rate" "$7"
 	# A paced stream may run for longer than a transfer is allowed: a
 	# slow kernel (PREEMPT_RT, emulation) acts on it late.
 	fp_bg "$name" fp_tcp_client_for 90 "$fam" "$dst" "$port" "$file" "$5"

@@ -270,16 +270,17 @@ st_stream_pause() {
 		rate 8bit burst 2kb limit 8mb
 }
 
-# st_stream_steady: make the stream of fp_stream_start steady. TCP hands
-# the client's tbf GSO packets of 32-64 KB, and tbf sends each whole once
-# it has the tokens for it: at FP_SLOW_RATE, a burst every 130-260 ms, with
-# nothing in between. A bucket smaller than those packets makes tbf
-# segment them and send a frame every 6 ms, so that a window of 100 ms
-# always holds frames of the stream. fp_stream_speedup gives the bucket
-# back.
-st_stream_steady() {
-	must ip netns exec "$NS_CLIENT" tc qdisc change dev eth0 root tbf \
-		rate "$FP_SLOW_RATE" burst 4kb limit 8mb
+# st_stream_start_steady NAME FAMILY FILE [DST]: fp_stream_start, for a
+# steady stream. TCP hands the client's tbf GSO packets of 32-64 KB, and
+# tbf sends each whole once it has the tokens for it: at FP_SLOW_RATE, a
+# burst every 130-260 ms, with nothing in between. A bucket smaller than
+# those packets makes tbf segment them and send a frame every 6 ms, so that
+# a window of 100 ms always holds frames of the stream. The bucket is set
+# before the client starts: a packet tbf already held that is larger than
+# the bucket would never leave, and the stream would stall until
+# fp_stream_speedup gives the bucket back.
+st_stream_start_steady() {
+	fp_stream_start "$1" "$2" "$3" "${4:-}" "" "" 4kb
 }
 
 # st_stuck_info DESC: what a stuck stream's ends and the router show, for
