@@ -29,11 +29,18 @@
 /* Per family, with or without a rewrite, with or without an ft_meta. */
 static struct kmem_cache *ft_flow_caches[FT_FAM_NUM][2][2];
 
+/*
+ * Hash and compare the family's length of a key. Each length is spelled
+ * as a constant, so that the compiler unrolls jhash2() and compares in
+ * line: the per-packet lookup then pays for neither a loop nor a call.
+ */
 static u32 ft_key_hash(const void *data, u32 len, u32 seed)
 {
 	const struct ft_key *k = data;
 
-	return jhash2(data, ft_key_len(k->fam) / sizeof(u32), seed);
+	if (k->fam == FT_FAM_V4)
+		return jhash2(data, FT_KEY_LEN_V4 / sizeof(u32), seed);
+	return jhash2(data, FT_KEY_LEN_V6 / sizeof(u32), seed);
 }
 
 static u32 ft_flow_hash(const void *data, u32 len, u32 seed)
@@ -43,14 +50,31 @@ static u32 ft_flow_hash(const void *data, u32 len, u32 seed)
 	return ft_key_hash(&flow->key, len, seed);
 }
 
+/* Whether the first @len bytes of two keys match, in u32 words. */
+static __always_inline bool ft_key_equal(const struct ft_key *a,
+					 const struct ft_key *b,
+					 unsigned int len)
+{
+	const u32 *x = (const u32 *)a, *y = (const u32 *)b;
+	u32 diff = 0;
+	unsigned int i;
+
+	for (i = 0; i < len / sizeof(u32); i++)
+		diff |= x[i] ^ y[i];
+	return !diff;
+}
+
 /* The family first: an IPv4 flow ends after its own key's length. */
 static int ft_flow_cmp(struct rhashtable_compare_arg *arg, const void *obj)
 {
 	const struct ft_flow *flow = obj;
 	const struct ft_key *k = arg->key;
 
-	return flow->key.fam != k->fam ||
-	       memcmp(&flow->key, k, ft_key_len(k->fam));
+	if (flow->key.fam != k->fam)
+		return 1;
+	if (k->fam == FT_FAM_V4)
+		return !ft_key_equal(&flow->key, k, FT_KEY_LEN_V4);
+	return !ft_key_equal(&flow->key, k, FT_KEY_LEN_V6);
 }
 
 static const struct rhashtable_params ft_flow_params = {
