@@ -239,8 +239,9 @@ fp_udp_transfer "IPv6 UDP" 6 "$file" "$SERVER_IP6" "$port6" "$port6"
 file=$(fp_mkfile tcp4 131072)
 fp_port tport
 fp_tcp_transfer "short IPv4 TCP connection" 4 "$file" "$SERVER_IP4" "$tport" "$tport"
-took=$(($(now_ms) - joined))
-log_info "traffic done $took ms after cli.py subscribed ($(($(now_ms) - start)) ms after it started)"
+done_ms=$(now_ms)
+took=$((done_ms - joined))
+log_info "traffic done $took ms after cli.py subscribed ($((done_ms - start)) ms after it started)"
 # Or the events come after cli.py stopped listening.
 check_le "the traffic ended within cli.py's --sleep $secs after it subscribed" \
 	"$took" $(((secs - 5) * 1000))
