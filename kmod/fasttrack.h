@@ -203,18 +203,14 @@ struct ft_nat {
 };
 
 /*
- * Fast-path counters of one direction. The CPU that learned the flow (the
- * one its receive queue is steered to, ft_flow.acct_cpu) adds to its own
- * counters without an atomic; any other CPU (RPS change, LAG, RSS
- * rebalancing) adds to the atomic ones. Both are exact; u64_stats keeps
- * 32-bit readers from tearing.
+ * Fast-path counters of one direction. Atomic: any CPU may forward a flow
+ * (RPS changes, LAG, RSS rebalancing, a learn on the other direction's
+ * CPU), and the counts must stay exact; per-CPU copies would cost more
+ * memory than the flow itself.
  */
 struct ft_flow_acct {
-	u64_stats_t packets;
-	u64_stats_t bytes;
-	struct u64_stats_sync syncp;
-	atomic64_t other_packets;
-	atomic64_t other_bytes;
+	atomic64_t packets;
+	atomic64_t bytes;
 };
 
 /*
@@ -240,10 +236,8 @@ struct ft_flow {
 	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
 	u8 nat;			/* FT_NAT_*; a rewrite follows if not 0 */
 	u8 meta;		/* FT_META_*; an ft_meta follows if not 0 */
-	u16 acct_cpu;
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
-	u32 gc_packets;		/* GC only: low bits of the count it last saw */
 
 	struct ft_flow_acct acct;
 	struct rhash_head node;
@@ -476,17 +470,13 @@ void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
 static inline void ft_flow_acct_add(struct ft_flow *flow, u64 packets,
 				    u64 bytes)
 {
-	struct ft_flow_acct *a = &flow->acct;
+	u32 now = (u32)jiffies;
 
-	if (likely(flow->acct_cpu == smp_processor_id())) {
-		u64_stats_update_begin(&a->syncp);
-		u64_stats_add(&a->packets, packets);
-		u64_stats_add(&a->bytes, bytes);
-		u64_stats_update_end(&a->syncp);
-	} else {
-		atomic64_add(packets, &a->other_packets);
-		atomic64_add(bytes, &a->other_bytes);
-	}
+	atomic64_add(packets, &flow->acct.packets);
+	atomic64_add(bytes, &flow->acct.bytes);
+	/* What the GC reads to tell an active flow from an idle one. */
+	if (READ_ONCE(flow->last_active) != now)
+		WRITE_ONCE(flow->last_active, now);
 	if (test_bit(FT_FLOW_CT_ACCT, &flow->flags)) {
 		struct nf_conn_acct *ct_acct = nf_conn_acct_find(flow->ct);
 

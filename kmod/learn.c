@@ -303,8 +303,6 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	}
 	flow->created = (u32)jiffies;
 	flow->last_active = flow->created;
-	u64_stats_init(&flow->acct.syncp);
-	flow->acct_cpu = smp_processor_id();
 
 	flow->nh = nh;
 	nf_conntrack_get(&ct->ct_general);

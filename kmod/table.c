@@ -232,16 +232,8 @@ err_full:
 /* What the fast path forwarded of @flow so far; exact, any context. */
 void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes)
 {
-	const struct ft_flow_acct *a = &flow->acct;
-	unsigned int start;
-
-	do {
-		start = u64_stats_fetch_begin(&a->syncp);
-		*packets = u64_stats_read(&a->packets);
-		*bytes = u64_stats_read(&a->bytes);
-	} while (u64_stats_fetch_retry(&a->syncp, start));
-	*packets += atomic64_read(&a->other_packets);
-	*bytes += atomic64_read(&a->other_bytes);
+	*packets = atomic64_read(&flow->acct.packets);
+	*bytes = atomic64_read(&flow->acct.bytes);
 }
 
 /* Unlink one direction; the caller holds rcu_read_lock and has BH off. */
@@ -486,23 +478,24 @@ static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
 }
 
 /*
- * Conntrack's view of an active flow: the timeout of its current state,
- * which must not run out before the GC comes back (up to two sweeps, for a
- * flow learned behind the cursor), and a UDP connection still active after
- * two seconds is a stream, assured as conntrack would assure it.
+ * Conntrack's view of a flow last active at @last: the timeout of its
+ * current state from then, which must not run out before the GC comes back
+ * (up to two sweeps, for a flow learned behind the cursor). Both directions
+ * refresh one entry, so only a later expiry is written. A UDP connection
+ * still active after two seconds is a stream, assured as conntrack would.
  */
-static void ft_ct_refresh(struct ft_flow *flow)
+static void ft_ct_refresh(struct ft_flow *flow, u32 last)
 {
 	struct nf_conn *ct = flow->ct;
-	u32 expires;
+	u32 expires = last + ft_ct_state_timeout(ct) + 2 * FT_GC_SWEEP;
 
+	if ((s32)(expires - READ_ONCE(ct->timeout)) <= 0)
+		return;
 	if (nf_ct_protonum(ct) == IPPROTO_UDP &&
 	    time_after(jiffies, ct->proto.udp.stream_ts) &&
 	    !test_and_set_bit(IPS_ASSURED_BIT, &ct->status))
 		nf_conntrack_event(IPCT_ASSURED, ct);
-	expires = nfct_time_stamp + ft_ct_state_timeout(ct) + 2 * FT_GC_SWEEP;
-	if (READ_ONCE(ct->timeout) != expires)
-		WRITE_ONCE(ct->timeout, expires);
+	WRITE_ONCE(ct->timeout, expires);
 }
 
 /* Is the device @flow enters through still enabled for its family? */
@@ -518,7 +511,7 @@ static bool ft_flow_ingress_enabled(struct ft_net *fn,
 static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
-	u64 packets, bytes;
+	u32 last;
 
 	if (nf_ct_is_dying(ct) || nf_ct_is_expired(ct) ||
 	    test_bit(IPS_OFFLOAD_BIT, &ct->status))
@@ -535,16 +528,10 @@ static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 	    READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED)
 		return FT_STAT_TORN_DOWN;
 
-	ft_flow_acct_read(flow, &packets, &bytes);
-	/* Fewer than 2^32 packets pass between two visits (FT_GC_SWEEP). */
-	if ((u32)packets != flow->gc_packets) {
-		flow->gc_packets = packets;
-		ft_ct_refresh(flow);
-		WRITE_ONCE(flow->last_active, (u32)jiffies);
-		return 0;
-	}
-	if ((u32)jiffies - flow->last_active > ft_flow_idle_timeout(fn, flow))
+	last = READ_ONCE(flow->last_active);
+	if ((u32)jiffies - last > ft_flow_idle_timeout(fn, flow))
 		return FT_STAT_EXPIRED;
+	ft_ct_refresh(flow, last);
 	return 0;
 }
 
