@@ -134,14 +134,15 @@ static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
 {
 	__be16 *ports = l4;	/* source, dest: same place in TCP and UDP */
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
+	unsigned int nat = ft_flow_nat(flow);
 
-	if (flow->nat & FT_NAT_SPORT) {
+	if (nat & FT_NAT_SPORT) {
 		if (check)
 			inet_proto_csum_replace2(check, skb, ports[0],
 						 rw->sport, false);
 		ports[0] = rw->sport;
 	}
-	if (flow->nat & FT_NAT_DPORT) {
+	if (nat & FT_NAT_DPORT) {
 		if (check)
 			inet_proto_csum_replace2(check, skb, ports[1],
 						 rw->dport, false);
@@ -157,27 +158,28 @@ static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 	void *l4 = (u8 *)iph + sizeof(*iph);
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
+	unsigned int nat = ft_flow_nat(flow);
 
 	ip_decrease_ttl(iph);
-	if (unlikely(flow->meta & FT_META_DSCP))
+	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
 		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
-	if (flow->nat & FT_NAT_SRC) {
+	if (nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->saddr,
 						 rw->src.ip, true);
 		csum_replace4(&iph->check, iph->saddr, rw->src.ip);
 		iph->saddr = rw->src.ip;
 	}
-	if (flow->nat & FT_NAT_DST) {
+	if (nat & FT_NAT_DST) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->daddr,
 						 rw->dst.ip, true);
 		csum_replace4(&iph->check, iph->daddr, rw->dst.ip);
 		iph->daddr = rw->dst.ip;
 	}
-	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
+	if (nat & (FT_NAT_SPORT | FT_NAT_DPORT))
 		ft_nat_ports(skb, flow, l4, check);
-	else if (check && (flow->nat & (FT_NAT_SRC | FT_NAT_DST)))
+	else if (check && (nat & (FT_NAT_SRC | FT_NAT_DST)))
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
@@ -187,11 +189,12 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 	void *l4 = (u8 *)ip6h + sizeof(*ip6h);
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
+	unsigned int nat = ft_flow_nat(flow);
 
 	ip6h->hop_limit--;
-	if (unlikely(flow->meta & FT_META_DSCP))
+	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
 		ipv6_change_dsfield(ip6h, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
-	if (flow->nat & FT_NAT_SRC) {
+	if (nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace16(check, skb,
 						  ip6h->saddr.s6_addr32,
@@ -199,7 +202,7 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 						  true);
 		ip6h->saddr = rw->src.in6;
 	}
-	if (flow->nat & FT_NAT_DST) {
+	if (nat & FT_NAT_DST) {
 		if (check)
 			inet_proto_csum_replace16(check, skb,
 						  ip6h->daddr.s6_addr32,
@@ -207,9 +210,9 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 						  true);
 		ip6h->daddr = rw->dst.in6;
 	}
-	if (flow->nat & (FT_NAT_SPORT | FT_NAT_DPORT))
+	if (nat & (FT_NAT_SPORT | FT_NAT_DPORT))
 		ft_nat_ports(skb, flow, l4, check);
-	else if (check && (flow->nat & (FT_NAT_SRC | FT_NAT_DST)))
+	else if (check && (nat & (FT_NAT_SRC | FT_NAT_DST)))
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
@@ -321,6 +324,7 @@ static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 	struct neighbour *n = flow->nh->neigh;
 	struct net_device *out = flow->nh->dev;
 	struct ethhdr *eth;
+	unsigned int sets;
 
 	if (n) {
 		eth = skb_push(skb, ETH_HLEN);
@@ -331,12 +335,13 @@ static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 	}
 
 	skb->dev = out;
-	if (unlikely(flow->meta)) {
+	sets = ft_flow_sets(flow);
+	if (unlikely(sets)) {
 		const struct ft_meta *m = ft_flow_meta(flow);
 
-		if (flow->meta & FT_META_MARK)
+		if (sets & FT_META_MARK)
 			skb->mark = m->mark;
-		if (flow->meta & FT_META_PRIORITY)
+		if (sets & FT_META_PRIORITY)
 			skb->priority = m->priority;
 	}
 	skb_clear_tstamp(skb);

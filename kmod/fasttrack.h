@@ -186,12 +186,38 @@ struct ft_dev {
 	struct rcu_head rcu;
 };
 
+/*
+ * What the stack changed between ingress and egress (a forward or
+ * postrouting rule), which the fast path then sets as it was learned: skb
+ * fields, and the DSCP of the header (its ECN bits stay each packet's). A
+ * value set on ingress, before the fast path, stays otherwise.
+ */
+#define FT_META_MARK		BIT(0)
+#define FT_META_PRIORITY	BIT(1)
+#define FT_META_DSCP		BIT(2)
+#define FT_META_BITS		3
+
+/* What a flow rewrites: its ft_nat says to what. */
+#define FT_NAT_SRC	BIT(0)
+#define FT_NAT_DST	BIT(1)
+#define FT_NAT_SPORT	BIT(2)
+#define FT_NAT_DPORT	BIT(3)
+#define FT_NAT_BITS	4
+
+/*
+ * A flow's flags. From FT_FLOW_REPLY on they are fixed before the flow is
+ * inserted: what it is, kept in the word the atomic ones leave unused.
+ */
 enum ft_flow_bits {
 	FT_FLOW_LIVE,		/* in both indexes: may be killed */
 	FT_FLOW_DEAD,		/* killed: unhashed, reaped through its id */
 	FT_FLOW_RECHECK,	/* route.c: next failed dst check looks up */
 	FT_FLOW_NO_XFRM,	/* validated while no IPsec policy existed */
 	FT_FLOW_CT_ACCT,	/* its conntrack entry has accounting */
+	FT_FLOW_REPLY,		/* the reply direction of its connection */
+	FT_FLOW_NAT,		/* FT_NAT_BITS of FT_NAT_* from here */
+	FT_FLOW_META = FT_FLOW_NAT + FT_NAT_BITS,	/* and FT_META_* */
+	FT_FLOW_NUM_BITS = FT_FLOW_META + FT_META_BITS,
 };
 
 /* NAT rewrite of one direction: what the headers become on egress. */
@@ -233,9 +259,6 @@ struct ft_flow {
 	struct nf_conn *ct;	/* held; liveness checked per packet */
 	u32 dst_cookie;		/* IPv6: fib6 cookie; IPv4: rt_genid */
 	u16 mtu;
-	u8 dir;			/* IP_CT_DIR_ORIGINAL or IP_CT_DIR_REPLY */
-	u8 nat;			/* FT_NAT_*; a rewrite follows if not 0 */
-	u8 meta;		/* FT_META_*; an ft_meta follows if not 0 */
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
 
@@ -244,7 +267,7 @@ struct ft_flow {
 	struct ft_key key;	/* last: ft_key_len(key.fam) bytes of it */
 };
 
-/* What a flow sets on egress (ft_flow.meta says which). */
+/* What a flow sets on egress (ft_flow_sets() says which). */
 struct ft_meta {
 	u32 mark;
 	u32 priority;
@@ -259,17 +282,37 @@ static inline size_t ft_flow_size(enum ft_fam fam, bool nat, bool meta)
 	       (meta ? sizeof(struct ft_meta) : 0);
 }
 
-/* The NAT rewrite of @flow, right after its key; only if @flow->nat. */
+/* What @flow rewrites, FT_NAT_*; a rewrite follows its key if any. */
+static inline unsigned int ft_flow_nat(const struct ft_flow *flow)
+{
+	return (READ_ONCE(flow->flags) >> FT_FLOW_NAT) &
+	       (BIT(FT_NAT_BITS) - 1);
+}
+
+/* What @flow sets on egress, FT_META_*; an ft_meta follows if any. */
+static inline unsigned int ft_flow_sets(const struct ft_flow *flow)
+{
+	return (READ_ONCE(flow->flags) >> FT_FLOW_META) &
+	       (BIT(FT_META_BITS) - 1);
+}
+
+static inline enum ip_conntrack_dir ft_flow_dir(const struct ft_flow *flow)
+{
+	return test_bit(FT_FLOW_REPLY, &flow->flags) ? IP_CT_DIR_REPLY :
+						       IP_CT_DIR_ORIGINAL;
+}
+
+/* The NAT rewrite of @flow, right after its key; only if ft_flow_nat(). */
 static inline struct ft_nat *ft_flow_rewrite(const struct ft_flow *flow)
 {
 	return (struct ft_nat *)((u8 *)&flow->key + ft_key_len(flow->key.fam));
 }
 
-/* What @flow sets on egress, after its rewrite; only if @flow->meta. */
+/* What @flow sets on egress, after its rewrite; only if ft_flow_sets(). */
 static inline struct ft_meta *ft_flow_meta(const struct ft_flow *flow)
 {
 	return (struct ft_meta *)((u8 *)ft_flow_rewrite(flow) +
-				  (flow->nat ? sizeof(struct ft_nat) : 0));
+				  (ft_flow_nat(flow) ? sizeof(struct ft_nat) : 0));
 }
 
 /*
@@ -302,16 +345,6 @@ static inline bool ft_flow_live(const struct ft_flow *flow)
 	       !test_bit(FT_FLOW_DEAD, &flow->flags);
 }
 
-/*
- * What the stack changed between ingress and egress (a forward or
- * postrouting rule), which the fast path then sets as it was learned: skb
- * fields, and the DSCP of the header (its ECN bits stay each packet's). A
- * value set on ingress, before the fast path, stays otherwise.
- */
-#define FT_META_MARK		BIT(0)
-#define FT_META_PRIORITY	BIT(1)
-#define FT_META_DSCP		BIT(2)
-
 /* Header fields forwarding leaves alone, but for the TTL's decrement. */
 struct ft_hdr_fields {
 	u32 fixed;		/* IPv4 ID and fragment offset, IPv6 flow label */
@@ -327,11 +360,6 @@ struct ft_rx_state {
 	struct ft_hdr_fields hdr;
 	bool hdr_ok;		/* @hdr was read */
 };
-
-#define FT_NAT_SRC	BIT(0)
-#define FT_NAT_DST	BIT(1)
-#define FT_NAT_SPORT	BIT(2)
-#define FT_NAT_DPORT	BIT(3)
 
 struct ft_route_memos;
 
@@ -481,7 +509,7 @@ static inline void ft_flow_acct_add(struct ft_flow *flow, u64 packets,
 		struct nf_conn_acct *ct_acct = nf_conn_acct_find(flow->ct);
 
 		if (likely(ct_acct)) {
-			struct nf_conn_counter *c = &ct_acct->counter[flow->dir];
+			struct nf_conn_counter *c = &ct_acct->counter[ft_flow_dir(flow)];
 
 			atomic64_add(packets, &c->packets);
 			atomic64_add(bytes, &c->bytes);

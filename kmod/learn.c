@@ -281,8 +281,10 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	flow->iif = skb->skb_iif;
 	flow->route_seq = rx.gens.val[ft_gen_route(fam)];
 	flow->rules_gen = rx.gens.val[FT_GEN_RULES];
-	flow->dir = dir;
-	flow->nat = nat;
+	flow->flags |= (unsigned long)nat << FT_FLOW_NAT |
+		       (unsigned long)meta << FT_FLOW_META;
+	if (dir == IP_CT_DIR_REPLY)
+		__set_bit(FT_FLOW_REPLY, &flow->flags);
 	if (nat)
 		*ft_flow_rewrite(flow) = rw;
 	flow->mtu = min_t(unsigned int, dst_mtu(dst), out->mtu);
@@ -293,7 +295,6 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	/* Extensions are added before confirmation, never later. */
 	if (nf_conn_acct_find(ct))
 		__set_bit(FT_FLOW_CT_ACCT, &flow->flags);
-	flow->meta = meta;
 	if (meta) {
 		struct ft_meta *m = ft_flow_meta(flow);
 

@@ -671,7 +671,8 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 {
 	const struct net_device *in = dev_get_by_index_rcu(fn->net, flow->iif);
 	const struct ft_key *k = &flow->key;
-	const struct ft_nat *r = ft_flow_rewrite(flow);	/* if flow->nat */
+	const struct ft_nat *r = ft_flow_rewrite(flow);	/* if nat */
+	unsigned int nat = ft_flow_nat(flow);
 	unsigned long now = jiffies;
 	u64 packets, bytes;
 	struct nlattr *nest;
@@ -685,19 +686,19 @@ static int ft_nl_put_flow(struct sk_buff *msg, struct ft_net *fn,
 	    nla_put_u8(msg, FASTTRACK_A_FLOW_FAMILY,
 		       k->fam == FT_FAM_V4 ? AF_INET : AF_INET6) ||
 	    nla_put_u8(msg, FASTTRACK_A_FLOW_PROTO, k->l4proto) ||
-	    nla_put_u8(msg, FASTTRACK_A_FLOW_DIR, flow->dir) ||
+	    nla_put_u8(msg, FASTTRACK_A_FLOW_DIR, ft_flow_dir(flow)) ||
 	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_SRC, k->fam, ft_key_src(k)) ||
 	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_DST, k->fam, ft_key_dst(k)) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_SPORT, k->sport) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_DPORT, k->dport) ||
 	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_NAT_SRC, k->fam,
-			   flow->nat & FT_NAT_SRC ? &r->src : ft_key_src(k)) ||
+			   nat & FT_NAT_SRC ? &r->src : ft_key_src(k)) ||
 	    ft_nl_put_addr(msg, FASTTRACK_A_FLOW_NAT_DST, k->fam,
-			   flow->nat & FT_NAT_DST ? &r->dst : ft_key_dst(k)) ||
+			   nat & FT_NAT_DST ? &r->dst : ft_key_dst(k)) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_NAT_SPORT,
-			 flow->nat & FT_NAT_SPORT ? r->sport : k->sport) ||
+			 nat & FT_NAT_SPORT ? r->sport : k->sport) ||
 	    nla_put_be16(msg, FASTTRACK_A_FLOW_NAT_DPORT,
-			 flow->nat & FT_NAT_DPORT ? r->dport : k->dport) ||
+			 nat & FT_NAT_DPORT ? r->dport : k->dport) ||
 	    nla_put_u32(msg, FASTTRACK_A_FLOW_IIF, flow->iif) ||
 	    nla_put_u32(msg, FASTTRACK_A_FLOW_OIF, flow->nh->ifindex) ||
 	    nla_put_u64_64bit(msg, FASTTRACK_A_FLOW_PACKETS, packets,

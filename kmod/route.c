@@ -278,7 +278,8 @@ static bool ft_route_relookup(struct ft_net *fn, struct ft_flow *flow,
 	 * routes by, IPsec decides after routing, and a dst on the packet
 	 * (tunnel metadata) is an input of the lookup.
 	 */
-	if ((flow->nat & FT_NAT_DST) || (flow->meta & FT_META_MARK) ||
+	if ((ft_flow_nat(flow) & FT_NAT_DST) ||
+	    (ft_flow_sets(flow) & FT_META_MARK) ||
 	    ft_xfrm_active(dev_net(skb->dev)) || skb_dst(skb))
 		return false;
 
@@ -327,7 +328,7 @@ static bool ft_dst_rearm(struct ft_flow *flow, const struct net *net)
 /* The address the stack routes @flow's packets to: after DNAT. */
 static const void *ft_flow_route_dst(const struct ft_flow *flow)
 {
-	return flow->nat & FT_NAT_DST ? &ft_flow_rewrite(flow)->dst :
+	return ft_flow_nat(flow) & FT_NAT_DST ? &ft_flow_rewrite(flow)->dst :
 	       ft_key_dst(&flow->key);
 }
 

@@ -104,6 +104,7 @@ int ft_table_cache_init(void)
 
 	/* Memory per direction: a plain IPv4 flow fills 128 bytes at most. */
 	BUILD_BUG_ON(offsetof(struct ft_flow, key) + FT_KEY_LEN_V4 > 128);
+	BUILD_BUG_ON(FT_FLOW_NUM_BITS > BITS_PER_LONG);
 	for (fam = 0; fam < FT_FAM_NUM; fam++)
 		for (nat = 0; nat < 2; nat++)
 			for (meta = 0; meta < 2; meta++) {
@@ -151,8 +152,8 @@ void ft_flow_destroy(struct ft_flow *flow)
 	nf_ct_put(flow->ct);
 	dst_release(flow->dst);
 	ft_nh_put(flow->nh);
-	kmem_cache_free(ft_flow_caches[flow->key.fam][!!flow->nat][!!flow->meta],
-			flow);
+	kmem_cache_free(ft_flow_caches[flow->key.fam][!!ft_flow_nat(flow)]
+					[!!ft_flow_sets(flow)], flow);
 }
 
 /*
