@@ -483,8 +483,9 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))
 		return ft_punt(fd, fam, skb, FT_PUNT_NOT_WRITABLE);
-	if (skb->len > flow->mtu &&
-	    !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, flow->mtu)))
+	if (skb->len > flow->nh->mtu &&
+	    !(skb_is_gso(skb) &&
+	      skb_gso_validate_network_len(skb, flow->nh->mtu)))
 		return ft_punt(fd, fam, skb, FT_PUNT_MTU);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->nh->dev)))
 		return ft_punt(fd, fam, skb, FT_PUNT_NOT_WRITABLE);

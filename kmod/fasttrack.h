@@ -258,7 +258,6 @@ struct ft_flow {
 	struct dst_entry *dst;	/* held; route.c checks it per packet */
 	struct nf_conn *ct;	/* held; liveness checked per packet */
 	u32 dst_cookie;		/* IPv6: fib6 cookie; IPv4: rt_genid */
-	u16 mtu;
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
 
@@ -328,6 +327,7 @@ struct ft_nh {
 	netdevice_tracker dev_tracker;
 #endif
 	struct ft_net *fn;
+	unsigned int mtu;		/* of the route too: its flows' */
 	int ifindex;			/* of @dev, for dumps: */
 	u16 vlan_id;			/* they may outlive @dev */
 	refcount_t ref;			/* flows, and a pending release */
@@ -604,7 +604,7 @@ void ft_learn_stop(struct ft_net *fn);
 
 /* nexthop.c */
 struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
-			struct net_device *dev);
+			struct net_device *dev, unsigned int mtu);
 void ft_nh_put(struct ft_nh *nh);
 void ft_nh_kill_dev(struct ft_net *fn, const struct net_device *dev);
 void ft_nh_init(struct ft_net *fn);

@@ -101,16 +101,18 @@ static void ft_ct_tcp_liberal(struct nf_conn *ct)
 
 /*
  * The next hop the packet is sent to, referenced, or NULL. A layer-3
- * device is its own next hop: it has no neighbour to resolve.
+ * device is its own next hop: it has no neighbour to resolve. The MTU is
+ * the route's, or the device's if that is smaller.
  */
 static struct ft_nh *ft_learn_nh(struct ft_net *fn, struct sk_buff *skb,
 				 struct net_device *out, enum ft_fam fam)
 {
+	unsigned int mtu = min(dst_mtu(skb_dst(skb)), out->mtu);
 	struct neighbour *n;
 	union ft_addr nh;
 
 	if (ft_dev_kind(out) == FT_DEV_L3)
-		return ft_nh_get(fn, NULL, out);
+		return ft_nh_get(fn, NULL, out, mtu);
 	if (!ft_route_nexthop(skb_dst(skb), skb, fam, &nh))
 		return NULL;
 	if (fam == FT_FAM_V4)
@@ -120,7 +122,7 @@ static struct ft_nh *ft_learn_nh(struct ft_net *fn, struct sk_buff *skb,
 
 	if (!n || !(READ_ONCE(n->nud_state) & NUD_VALID) || READ_ONCE(n->dead))
 		return NULL;
-	return ft_nh_get(fn, n, out);
+	return ft_nh_get(fn, n, out, mtu);
 }
 
 /* What the egress headers are: the inverse of the other direction's tuple. */
@@ -287,7 +289,6 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		__set_bit(FT_FLOW_REPLY, &flow->flags);
 	if (nat)
 		*ft_flow_rewrite(flow) = rw;
-	flow->mtu = min_t(unsigned int, dst_mtu(dst), out->mtu);
 	flow->dst = dst;
 	flow->dst_cookie = ft_dst_cookie(dst, fam);
 	if (!ft_xfrm_active(dev_net(out)))

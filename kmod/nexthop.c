@@ -58,26 +58,26 @@ static void ft_nh_unhash(struct ft_nh *nh)
 }
 
 /*
- * The next hop of neighbour @n on @dev, with a reference for one flow, or
- * NULL. @n is not referenced; it is if it becomes a next hop. A layer-3
- * device has one next hop, without a neighbour (@n NULL). Caller: RCU,
- * BH disabled.
+ * The next hop of neighbour @n on @dev for packets of up to @mtu bytes,
+ * with a reference for one flow, or NULL. @n is not referenced; it is if
+ * it becomes a next hop. A layer-3 device has one next hop per MTU,
+ * without a neighbour (@n NULL). Caller: RCU, BH disabled.
  */
 struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
-			struct net_device *dev)
+			struct net_device *dev, unsigned int mtu)
 {
 	struct hlist_head *bucket = ft_nh_bucket(fn, dev);
 	struct ft_nh *nh;
 
 	hlist_for_each_entry_rcu(nh, bucket, node)
-		if (nh->neigh == n && nh->dev == dev && !READ_ONCE(nh->dead) &&
-		    refcount_inc_not_zero(&nh->ref))
+		if (nh->neigh == n && nh->dev == dev && nh->mtu == mtu &&
+		    !READ_ONCE(nh->dead) && refcount_inc_not_zero(&nh->ref))
 			return nh;
 
 	spin_lock(&fn->nh_lock);
 	/* A next hop in the hash, under the lock, has a flow: ref >= 1. */
 	hlist_for_each_entry(nh, bucket, node)
-		if (nh->neigh == n && nh->dev == dev) {
+		if (nh->neigh == n && nh->dev == dev && nh->mtu == mtu) {
 			refcount_inc(&nh->ref);
 			goto out;
 		}
@@ -97,6 +97,7 @@ struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
 	dev_hold(dev);
 #endif
 	nh->fn = fn;
+	nh->mtu = mtu;
 	nh->ifindex = dev->ifindex;
 	nh->vlan_id = is_vlan_dev(dev) ? vlan_dev_vlan_id(dev) : 0;
 	refcount_set(&nh->ref, 1);
