@@ -395,11 +395,6 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		reason = FT_STAT_CT_GONE;
 		goto stale;
 	}
-	if (unlikely(flow->rules_gen !=
-		     (u32)atomic_read(&fn->gen[FT_GEN_RULES]))) {
-		reason = FT_STAT_RULESET_CHANGED;
-		goto stale;
-	}
 	/* IPsec appeared since the route was last looked up. */
 	if (unlikely(ft_xfrm_active(net)) &&
 	    test_bit(FT_FLOW_NO_XFRM, &flow->flags)) {
@@ -411,12 +406,13 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		reason = FT_STAT_INVALIDATED;	/* its device changed */
 		goto stale;
 	}
+	/* One number for the route and the ruleset: its family's log. */
 	dst_ok = ft_flow_dst_ok(flow, net);
 	if (unlikely(!dst_ok || READ_ONCE(flow->route_seq) !=
-		     (u32)atomic_read(&fn->gen[ft_gen_route(flow->key.fam)])) &&
-	    !ft_route_recheck(fn, flow, skb, dst_ok)) {
-		reason = FT_STAT_ROUTE_CHANGED;
-		goto stale;
+		     (u32)atomic_read(&fn->gen[ft_gen_route(flow->key.fam)]))) {
+		reason = ft_route_recheck(fn, flow, skb, dst_ok);
+		if (reason)
+			goto stale;
 	}
 	if (unlikely(!ft_neigh_usable(flow->nh->neigh))) {
 		reason = FT_STAT_NEIGH_CHANGED;

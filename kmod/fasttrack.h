@@ -115,12 +115,14 @@ static inline enum ft_gen_kind ft_gen_route(enum ft_fam fam)
 /*
  * One route change: the flows whose route destination is in @prefix/@plen,
  * or every flow of the family if @all (rules, nexthop objects, devices:
- * changes without a prefix).
+ * changes without a prefix). A ruleset commit is logged too, so that a
+ * flow checks one number per packet for all it depends on.
  */
 struct ft_route_change {
 	union ft_addr prefix;
 	u8 plen;
 	bool all;
+	bool ruleset;		/* a firewall ruleset commit: all are stale */
 };
 
 #define FT_RLOG_SIZE	256	/* changes a flow may fall behind by */
@@ -250,7 +252,6 @@ struct ft_flow_acct {
 struct ft_flow {
 	int iif;
 	u32 route_seq;		/* route log of its family, checked up to */
-	u32 rules_gen;		/* ruleset generation, learned under */
 	u32 id;			/* in ft_net.flow_ids */
 
 	unsigned long flags;	/* FT_FLOW_* */
@@ -399,6 +400,7 @@ struct ft_net {
 	/* Route change logs, heads in gen[ft_gen_route()]: route.c */
 	seqcount_spinlock_t rlog_seq;	/* writers hold gen_lock */
 	struct ft_route_change rlog[FT_FAM_NUM][FT_RLOG_SIZE];
+	u32 rules_seq[FT_FAM_NUM];	/* log head at the last ruleset change */
 	struct ft_route_memos __percpu *rmemo;	/* BH off: route.c */
 
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
@@ -620,8 +622,9 @@ void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
 bool ft_route_nexthop(struct dst_entry *dst, const struct sk_buff *skb,
 		      enum ft_fam fam, union ft_addr *nh);
 u32 ft_dst_cookie(struct dst_entry *dst, enum ft_fam fam);
-bool ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
-		      struct sk_buff *skb, bool dst_ok);
+enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow);
+enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
+			      struct sk_buff *skb, bool dst_ok);
 
 /*
  * Would forwarded packets meet IPsec: policies that xfrm4_route_forward()

@@ -23,18 +23,29 @@
 
 static void ft_gen_rcu(struct rcu_head *head);
 
-/* Bump @kinds once; a routing bump logs a change that covers all. */
+/*
+ * Bump @kinds once; a routing bump logs a change that covers all, and a
+ * ruleset bump logs one in each family, which cached flows check.
+ */
 static void ft_gen_inc(struct ft_net *fn, unsigned long kinds)
 {
+	static const struct ft_route_change ruleset = {
+		.all = true,
+		.ruleset = true,
+	};
+	enum ft_fam fam;
 	int kind;
 
 	lockdep_assert_held(&fn->gen_lock);
 	for_each_set_bit(kind, &kinds, FT_GEN_NUM) {
-		if (kind == FT_GEN_RULES)
+		if (kind == FT_GEN_RULES) {
 			atomic_inc(&fn->gen[kind]);
-		else
+			for (fam = 0; fam < FT_FAM_NUM; fam++)
+				ft_route_log_append(fn, fam, &ruleset);
+		} else {
 			ft_route_log_append(fn, kind == FT_GEN_ROUTE4 ?
 					    FT_FAM_V4 : FT_FAM_V6, NULL);
+		}
 	}
 }
 
@@ -81,6 +92,8 @@ void ft_gen_init(struct ft_net *fn)
 
 	for (i = 0; i < FT_GEN_NUM; i++)
 		atomic_set(&fn->gen[i], 0);
+	for (i = 0; i < FT_FAM_NUM; i++)
+		fn->rules_seq[i] = 0;
 	spin_lock_init(&fn->gen_lock);
 	seqcount_spinlock_init(&fn->rlog_seq, &fn->gen_lock);
 	fn->gen_waiting = 0;

@@ -282,7 +282,6 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	ft_key_from_tuple(&flow->key, &ct->tuplehash[dir].tuple);
 	flow->iif = skb->skb_iif;
 	flow->route_seq = rx.gens.val[ft_gen_route(fam)];
-	flow->rules_gen = rx.gens.val[FT_GEN_RULES];
 	flow->flags |= (unsigned long)nat << FT_FLOW_NAT |
 		       (unsigned long)meta << FT_FLOW_META;
 	if (dir == IP_CT_DIR_REPLY)

@@ -19,6 +19,11 @@
  * and goes back to the stack, and so is a flow whose lookup the fast path
  * cannot reproduce (DNAT, a mark set by the ruleset, IPsec).
  *
+ * A firewall ruleset commit is logged in both rings, and a flow learned
+ * before it goes back to the stack (gen.c): one number per packet, the
+ * head of its family's log, tells a flow whether anything it depends on
+ * changed.
+ *
  * The log is one ring per family and netns, written under gen_lock, read
  * locklessly through a seqcount. A flow that falls further behind than the
  * ring holds looks up. A covered lookup may run before the change it was
@@ -54,6 +59,8 @@ void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
 		memset(slot, 0, sizeof(*slot));
 		slot->all = true;
 	}
+	if (slot->ruleset)
+		WRITE_ONCE(fn->rules_seq[fam], seq);
 	atomic_set(head, seq);
 	write_seqcount_end(&fn->rlog_seq);
 }
@@ -135,12 +142,19 @@ static bool ft_route_memo_holds(const struct ft_route_memo *m,
 	       !memcmp(&m->addr, a, ft_addr_len(fam));
 }
 
+/* Is log position @a after @b? Positions are compared within 2^31. */
+static bool ft_seq_after(u32 a, u32 b)
+{
+	return (s32)(a - b) > 0;
+}
+
 /*
  * Does a change logged after @from cover the route to @a? *@head is where
  * the log was read up to; a flow further behind than the ring is covered.
+ * *@ruleset: a ruleset change was logged after @from.
  */
 static bool ft_route_log_covers(struct ft_net *fn, u32 from, enum ft_fam fam,
-				const void *a, u32 *head)
+				const void *a, u32 *head, bool *ruleset)
 {
 	struct ft_route_memo *m = ft_route_memo(fn, fam, a);
 	bool covered, known;
@@ -150,9 +164,10 @@ static bool ft_route_log_covers(struct ft_net *fn, u32 from, enum ft_fam fam,
 	do {
 		seq = read_seqcount_begin(&fn->rlog_seq);
 		to = (u32)atomic_read(&fn->gen[ft_gen_route(fam)]);
+		*ruleset = ft_seq_after(READ_ONCE(fn->rules_seq[fam]), from);
 		known = ft_route_memo_holds(m, fam, a, from, to);
 		start = known ? m->to : from;
-		covered = to - start >= FT_RLOG_SIZE;
+		covered = *ruleset || to - start >= FT_RLOG_SIZE;
 		for (i = start + 1; !covered && i != to + 1; i++)
 			covered = ft_change_covers(&fn->rlog[fam][i % FT_RLOG_SIZE],
 						   fam, a);
@@ -334,27 +349,55 @@ static const void *ft_flow_route_dst(const struct ft_flow *flow)
 
 /*
  * The routing generation moved past @flow, or its dst check failed
- * (@dst_ok false): keep it if its route still holds. Per packet, BH off.
+ * (@dst_ok false): keep it if its route still holds, and return 0; else
+ * why it is stale. Per packet, BH off.
  */
-bool ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
-		      struct sk_buff *skb, bool dst_ok)
+enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
+			      struct sk_buff *skb, bool dst_ok)
 {
 	const struct net *net = dev_net(skb->dev);
+	bool ruleset, same;
 	u32 head;
 
 	if (ft_route_log_covers(fn, READ_ONCE(flow->route_seq),
-				flow->key.fam, ft_flow_route_dst(flow), &head))
-		return ft_route_relookup(fn, flow, skb, head, true);
-	/*
-	 * Unlogged changes move the generations too: IPsec policies (no
-	 * flow is re-armed while they exist) and changes of the flow's own
-	 * that were not visible yet when it last looked up (RECHECK).
-	 */
-	if (!dst_ok && (test_bit(FT_FLOW_RECHECK, &flow->flags) ||
-			ft_xfrm_active(net) || !ft_dst_rearm(flow, net)))
-		return ft_route_relookup(fn, flow, skb, head, false);
-	WRITE_ONCE(flow->route_seq, head);
-	return true;
+				flow->key.fam, ft_flow_route_dst(flow), &head,
+				&ruleset)) {
+		if (ruleset)
+			return FT_STAT_RULESET_CHANGED;
+		same = ft_route_relookup(fn, flow, skb, head, true);
+	} else if (!dst_ok && (test_bit(FT_FLOW_RECHECK, &flow->flags) ||
+			       ft_xfrm_active(net) ||
+			       !ft_dst_rearm(flow, net))) {
+		/*
+		 * Unlogged changes move the generations too: IPsec policies
+		 * (no flow is re-armed while they exist) and changes of the
+		 * flow's own that were not visible yet when it last looked
+		 * up (RECHECK).
+		 */
+		same = ft_route_relookup(fn, flow, skb, head, false);
+	} else {
+		WRITE_ONCE(flow->route_seq, head);
+		same = true;
+	}
+	return same ? 0 : FT_STAT_ROUTE_CHANGED;
+}
+
+/*
+ * The GC's look at @flow's log position, for a flow without packets: was
+ * a ruleset change logged after it, or did it fall so far behind that
+ * positions would wrap (ft_seq_after())? Either makes it stale.
+ */
+enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow)
+{
+	enum ft_fam fam = flow->key.fam;
+	u32 from = READ_ONCE(flow->route_seq);
+	u32 head = (u32)atomic_read(&fn->gen[ft_gen_route(fam)]);
+
+	if (ft_seq_after(READ_ONCE(fn->rules_seq[fam]), from))
+		return FT_STAT_RULESET_CHANGED;
+	if (head - from >= BIT(30))
+		return FT_STAT_ROUTE_CHANGED;
+	return 0;
 }
 
 static int ft_fib_event(struct notifier_block *nb, unsigned long event,

@@ -512,15 +512,16 @@ static bool ft_flow_ingress_enabled(struct ft_net *fn,
 static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 {
 	struct nf_conn *ct = flow->ct;
+	enum ft_stat reason;
 	u32 last;
 
 	if (nf_ct_is_dying(ct) || nf_ct_is_expired(ct) ||
 	    test_bit(IPS_OFFLOAD_BIT, &ct->status))
 		return FT_STAT_CT_GONE;
 	/* Route changes are the fast path's: it may keep the flow. */
-	if (flow->rules_gen !=
-	    (u32)atomic_read(&fn->gen[FT_GEN_RULES]))
-		return FT_STAT_RULESET_CHANGED;
+	reason = ft_route_gc_check(fn, flow);
+	if (reason)
+		return reason;
 	/* Device events act on next hops and enabled devices, not flows. */
 	if (READ_ONCE(flow->nh->dead) || !ft_flow_ingress_enabled(fn, flow))
 		return FT_STAT_INVALIDATED;
