@@ -252,13 +252,14 @@ struct ft_flow_acct {
 struct ft_flow {
 	int iif;
 	u32 route_seq;		/* route log of its family, checked up to */
+	u32 dst_cookie;		/* IPv6: fib6 cookie; IPv4: rt_genid */
 	u32 id;			/* in ft_net.flow_ids */
 
-	unsigned long flags;	/* FT_FLOW_* */
-	struct ft_nh *nh;	/* held; neighbour MAC read per packet */
+	unsigned long flags;	/* FT_FLOW_*, and what the flow is */
+	struct ft_nh *nh;	/* held; neighbour MAC, MTU read per packet */
 	struct dst_entry *dst;	/* held; route.c checks it per packet */
 	struct nf_conn *ct;	/* held; liveness checked per packet */
-	u32 dst_cookie;		/* IPv6: fib6 cookie; IPv4: rt_genid */
+
 	u32 last_active;	/* jiffies, 32 bits: timeouts are < 7 days */
 	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
 

@@ -102,8 +102,8 @@ int ft_table_cache_init(void)
 {
 	int fam, nat, meta;
 
-	/* Memory per direction: a plain IPv4 flow fills 128 bytes at most. */
-	BUILD_BUG_ON(offsetof(struct ft_flow, key) + FT_KEY_LEN_V4 > 128);
+	/* Memory per direction: a plain IPv4 flow fills 96 bytes at most. */
+	BUILD_BUG_ON(offsetof(struct ft_flow, key) + FT_KEY_LEN_V4 > 96);
 	BUILD_BUG_ON(FT_FLOW_NUM_BITS > BITS_PER_LONG);
 	for (fam = 0; fam < FT_FAM_NUM; fam++)
 		for (nat = 0; nat < 2; nat++)
