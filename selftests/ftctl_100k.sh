@@ -134,6 +134,13 @@ done
 log_info "flows learned in $(($(now_ms) - start)) ms; flows learned table_full no_entry forwarded: $(stats_line)"
 check_eq "$want flow directions are cached" "$want" "$(nflows)"
 check_eq "none was refused for a full table" 0 "$(ftc -j stats | fp_jget table_full)"
+# What a cached direction costs: a plain IPv4 one fits in a 96-byte slab
+# object, so that with its hash bucket and id it stays within 128 bytes.
+if ft_slab_own; then
+	log_info "$(awk '$1 == "ft_flow" { printf "ft_flow slab: %d objects of %d bytes, %d per %d page(s)", $2, $4, $5, $6 }' /proc/slabinfo)"
+	check_le "a plain IPv4 flow direction's slab object is at most 96 bytes" \
+		"$(awk '$1 == "ft_flow" { print $4 }' /proc/slabinfo)" 96
+fi
 
 # ------------------------------------------------------------- dump --
 
