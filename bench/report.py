@@ -74,7 +74,7 @@ TARGETS = {
     "vs_stack50": 0.10,     # fasttrack work <= 1/10 of full stack, 50 rules
     "v6_vs_v4": 0.95,       # IPv6 >= 0.95 x IPv4 on fasttrack
     "scale_loss": 0.10,     # <= 10 % pps loss from 1 to 1M flows
-    "bytes_per_dir": 160,   # <= 160 bytes per cached direction
+    "bytes_per_dir": 128,   # <= 128 bytes per cached direction, 1M flows (#13)
 }
 
 
