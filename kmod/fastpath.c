@@ -130,11 +130,10 @@ static void ft_l4_fixup_zero(u8 l4proto, __sum16 *check)
  * would leave it wrong (a 0 that IPv6 receivers drop).
  */
 static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
-			 void *l4, __sum16 *check)
+			 unsigned int nat, void *l4, __sum16 *check)
 {
 	__be16 *ports = l4;	/* source, dest: same place in TCP and UDP */
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
-	unsigned int nat = ft_flow_nat(flow);
 
 	if (nat & FT_NAT_SPORT) {
 		if (check)
@@ -152,17 +151,15 @@ static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
-static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
+/* The rewrites @nat (ft_flow_nat(), not 0) of an IPv4 packet of @flow. */
+static void ft_nat_ipv4(struct sk_buff *skb, const struct ft_flow *flow,
+			unsigned int nat)
 {
 	struct iphdr *iph = ip_hdr(skb);
 	void *l4 = (u8 *)iph + sizeof(*iph);
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
-	unsigned int nat = ft_flow_nat(flow);
 
-	ip_decrease_ttl(iph);
-	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
-		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
 	if (nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace4(check, skb, iph->saddr,
@@ -178,22 +175,20 @@ static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 		iph->daddr = rw->dst.ip;
 	}
 	if (nat & (FT_NAT_SPORT | FT_NAT_DPORT))
-		ft_nat_ports(skb, flow, l4, check);
-	else if (check && (nat & (FT_NAT_SRC | FT_NAT_DST)))
+		ft_nat_ports(skb, flow, nat, l4, check);
+	else if (check)
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
-static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
+/* The rewrites @nat (ft_flow_nat(), not 0) of an IPv6 packet of @flow. */
+static void ft_nat_ipv6(struct sk_buff *skb, const struct ft_flow *flow,
+			unsigned int nat)
 {
 	struct ipv6hdr *ip6h = ipv6_hdr(skb);
 	void *l4 = (u8 *)ip6h + sizeof(*ip6h);
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
-	unsigned int nat = ft_flow_nat(flow);
 
-	ip6h->hop_limit--;
-	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
-		ipv6_change_dsfield(ip6h, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
 	if (nat & FT_NAT_SRC) {
 		if (check)
 			inet_proto_csum_replace16(check, skb,
@@ -211,9 +206,34 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 		ip6h->daddr = rw->dst.in6;
 	}
 	if (nat & (FT_NAT_SPORT | FT_NAT_DPORT))
-		ft_nat_ports(skb, flow, l4, check);
-	else if (check && (nat & (FT_NAT_SRC | FT_NAT_DST)))
+		ft_nat_ports(skb, flow, nat, l4, check);
+	else if (check)
 		ft_l4_fixup_zero(flow->key.l4proto, check);
+}
+
+/* What forwarding changes in every packet; a plain flow checks no NAT. */
+static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
+{
+	struct iphdr *iph = ip_hdr(skb);
+	unsigned int nat = ft_flow_nat(flow);
+
+	ip_decrease_ttl(iph);
+	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
+		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
+	if (nat)
+		ft_nat_ipv4(skb, flow, nat);
+}
+
+static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
+{
+	struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	unsigned int nat = ft_flow_nat(flow);
+
+	ip6h->hop_limit--;
+	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
+		ipv6_change_dsfield(ip6h, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
+	if (nat)
+		ft_nat_ipv6(skb, flow, nat);
 }
 
 /*
