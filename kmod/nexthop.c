@@ -57,6 +57,13 @@ static void ft_nh_unhash(struct ft_nh *nh)
 	hash_del_rcu(&nh->node);
 }
 
+/* Is @nh the next hop of neighbour @n on @dev for packets up to @mtu? */
+static bool ft_nh_is(const struct ft_nh *nh, const struct neighbour *n,
+		     const struct net_device *dev, unsigned int mtu)
+{
+	return nh->neigh == n && nh->dev == dev && nh->mtu == mtu;
+}
+
 /*
  * The next hop of neighbour @n on @dev for packets of up to @mtu bytes,
  * with a reference for one flow, or NULL. @n is not referenced; it is if
@@ -70,14 +77,14 @@ struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
 	struct ft_nh *nh;
 
 	hlist_for_each_entry_rcu(nh, bucket, node)
-		if (nh->neigh == n && nh->dev == dev && nh->mtu == mtu &&
-		    !READ_ONCE(nh->dead) && refcount_inc_not_zero(&nh->ref))
+		if (ft_nh_is(nh, n, dev, mtu) && !READ_ONCE(nh->dead) &&
+		    refcount_inc_not_zero(&nh->ref))
 			return nh;
 
 	spin_lock(&fn->nh_lock);
 	/* A next hop in the hash, under the lock, has a flow: ref >= 1. */
 	hlist_for_each_entry(nh, bucket, node)
-		if (nh->neigh == n && nh->dev == dev && nh->mtu == mtu) {
+		if (ft_nh_is(nh, n, dev, mtu)) {
 			refcount_inc(&nh->ref);
 			goto out;
 		}
