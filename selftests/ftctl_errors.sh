@@ -26,6 +26,30 @@ check_output "enable a non-existent device: kept, with a warning" \
 	"ftctl: warning: nosuchdev0 does not exist yet; it is enabled when it appears" \
 	in_router ftctl enable nosuchdev0
 check "disable it: the name is dropped" in_router ftctl disable nosuchdev0
+# Asking whether a name exists loads no module named after it (as
+# SIOCGIFINDEX does: "netdev-NAME", then "NAME"). The kernel's modprobe
+# helper is replaced by one that logs every module asked for; a link of
+# an unknown kind shows that the log sees what the kernel asks.
+if [ -w /proc/sys/kernel/modprobe ]; then
+	ftdir=$(mktemp -d /tmp/errors-XXXXXX) || ft_skip "mktemp failed"
+	defer rm -rf "$ftdir"
+	must cp /proc/sys/kernel/modprobe "$ftdir/modprobe.orig"
+	defer sh -c "cat $ftdir/modprobe.orig >/proc/sys/kernel/modprobe"
+	printf '#!/bin/sh\necho "$*" >>%s/asked\nexec %s "$@"\n' "$ftdir" \
+		"$(cat "$ftdir/modprobe.orig")" >"$ftdir/modprobe"
+	must chmod +x "$ftdir/modprobe"
+	printf 'disable all\nenable nosuchdev2\n' >"$ftdir/batch"
+	echo "$ftdir/modprobe" >/proc/sys/kernel/modprobe
+	in_router ftctl enable nosuchdev1 2>/dev/null
+	in_router ftctl -b "$ftdir/batch" 2>/dev/null
+	ip -n "$NS_ROUTER" link add ftprobe0 type ftnosuchkind 2>/dev/null
+	cat "$ftdir/modprobe.orig" >/proc/sys/kernel/modprobe
+	check "the modprobe log sees a link kind asked for" \
+		grep -qs rtnl-link-ftnosuchkind "$ftdir/asked"
+	check_eq "enable and a batch's enable of a missing name load no module" \
+		"" "$(grep -s nosuchdev "$ftdir/asked")"
+	must in_router ftctl disable all
+fi
 check_fail "disable a non-existent device that is not enabled" \
 	"nosuchdev0: no such name or pattern is enabled" in_router ftctl disable nosuchdev0
 check_fail "enable with family ipv5" "ipv5" in_router ftctl enable vlan22 ipv5

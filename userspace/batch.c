@@ -29,6 +29,7 @@
 
 #include "dev.h"
 #include "ftctl.h"
+#include "link.h"
 #include "print.h"
 
 #define BATCH_MAX_ARGS	64
@@ -96,7 +97,8 @@ void ft_batch_enabled(struct ftctl *ft, const char *dev, uint32_t families)
 		b->cap = cap;
 	}
 	k = &b->kept[b->n++];
-	k->ifindex = if_nametoindex(dev);
+	if (ft_link_index(dev, &k->ifindex))
+		k->ifindex = 0;
 	snprintf(k->ifname, sizeof(k->ifname), "%s", dev);
 	k->families = families;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ftctl: a device's netdev counters over rtnetlink (RTM_GETLINK,
- * IFLA_STATS64), the ones "ip -s link" shows: one consistent snapshot of
- * the device's 64-bit counters per request.
+ * ftctl: devices over rtnetlink (RTM_GETLINK): a name's index, and the
+ * netdev counters "ip -s link" shows (IFLA_STATS64), one consistent
+ * snapshot of the device's 64-bit counters per request.
  */
 #ifndef FTCTL_LINK_H
 #define FTCTL_LINK_H
@@ -25,6 +25,14 @@ struct ft_link_stats {
 /* Open an rtnetlink socket in this network namespace. 0 or -errno. */
 int ft_link_open(struct ft_link *l);
 void ft_link_close(struct ft_link *l);
+
+/*
+ * The index of the device named @name in this network namespace, in
+ * @ifindex unless NULL: 0, -ENODEV, or another -errno. Unlike
+ * if_nametoindex(), whose ioctl makes the kernel try to load a module
+ * named after a device that does not exist, it has no side effect.
+ */
+int ft_link_index(const char *name, uint32_t *ifindex);
 
 /* The counters of device @ifindex. 0, -ENODEV, or another -errno. */
 int ft_link_stats(struct ft_link *l, uint32_t ifindex,

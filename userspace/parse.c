@@ -9,6 +9,7 @@
 #include <net/if.h>
 #include <linux/fasttrack.h>
 
+#include "link.h"
 #include "parse.h"
 
 const struct ft_family ft_families[FT_NFAMILIES] = {
@@ -99,7 +100,5 @@ int check_ifname(const char *dev)
 			return -EINVAL;
 
 	/* Only a definite "no such device" counts; the kernel has the last word. */
-	if (!if_nametoindex(dev) && errno == ENODEV)
-		return -ENODEV;
-	return 0;
+	return ft_link_index(dev, NULL) == -ENODEV ? -ENODEV : 0;
 }

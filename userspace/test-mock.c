@@ -40,8 +40,8 @@
  * SIGTERM, which must end "ftctl monitor" cleanly.
  *
  * Interface indexes 102-105 are the mock's own devices vlan22, vlan2222,
- * eth1 and eth2 (if_indextoname and if_nametoindex are taken over for
- * them); index 199 is a device that is gone.
+ * eth1 and eth2 (if_indextoname and rtnetlink's RTM_GETLINK by name are
+ * taken over for them); index 199 is a device that is gone.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -59,6 +59,7 @@
 #include <unistd.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 #include <linux/fasttrack.h>
 
@@ -893,6 +894,72 @@ unknown:
 	}
 }
 
+/* The mock's devices; other names and indexes are the host's. */
+static const struct {
+	uint32_t ifindex;
+	const char *name;
+} mock_ifs[] = {
+	{ 102, "vlan22" }, { 103, "vlan2222" }, { 104, "eth1" }, { 105, "eth2" },
+};
+
+static uint32_t mock_ifindex(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < MNL_ARRAY_SIZE(mock_ifs); i++)
+		if (!strcmp(mock_ifs[i].name, name))
+			return mock_ifs[i].ifindex;
+	return 0;
+}
+
+/*
+ * RTM_GETLINK by name on an rtnetlink socket (ftctl's ft_link_index()):
+ * the mock's devices are answered here, one answer pending at a time;
+ * other requests go to the host.
+ */
+static int route_fd = -1;
+static char route_reply[256];
+static size_t route_len;
+
+static bool is_route_socket(int fd)
+{
+	int domain = 0, proto = 0;
+	socklen_t len = sizeof(domain);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) || domain != AF_NETLINK)
+		return false;
+	len = sizeof(proto);
+	return !getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) &&
+	       proto == NETLINK_ROUTE;
+}
+
+/* True if @buf asks for a mock device by name; its answer is then pending. */
+static bool route_answer(int fd, const void *buf)
+{
+	const struct nlmsghdr *req = buf;
+	const struct nlattr *attr;
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	uint32_t ifindex = 0;
+
+	if (req->nlmsg_type != RTM_GETLINK || !is_route_socket(fd))
+		return false;
+	mnl_attr_for_each(attr, req, sizeof(struct ifinfomsg))
+		if (mnl_attr_get_type(attr) == IFLA_IFNAME)
+			ifindex = mock_ifindex(mnl_attr_get_str(attr));
+	if (!ifindex)
+		return false;
+	nlh = mnl_nlmsg_put_header(route_reply);
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	nlh->nlmsg_pid = req->nlmsg_pid;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = (int)ifindex;
+	route_fd = fd;
+	route_len = nlh->nlmsg_len;
+	return true;
+}
+
 /* The libc calls libmnl makes, taken over for the mock socket. */
 
 int socket(int domain, int type, int protocol)
@@ -983,6 +1050,8 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 		handle(buf);
 		return (ssize_t)len;
 	}
+	if (route_answer(fd, buf))
+		return (ssize_t)len;
 	if (!real)
 		real = (ssize_t (*)(int, const void *, size_t, int,
 				    const struct sockaddr *, socklen_t))
@@ -996,6 +1065,16 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 	size_t len;
 
+	if (fd == route_fd && route_len) {
+		len = route_len < msg->msg_iov[0].iov_len ? route_len :
+							      msg->msg_iov[0].iov_len;
+		memcpy(msg->msg_iov[0].iov_base, route_reply, len);
+		memcpy(msg->msg_name, &nl, sizeof(nl));
+		msg->msg_namelen = sizeof(nl);
+		msg->msg_flags = 0;
+		route_len = 0;
+		return (ssize_t)len;
+	}
 	if (fd != mock_fd) {
 		if (!real)
 			real = (ssize_t (*)(int, struct msghdr *, int))
@@ -1041,24 +1120,6 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return (ssize_t)len;
 }
 
-/* The mock's devices; other names and indexes are the host's. */
-static const struct {
-	uint32_t ifindex;
-	const char *name;
-} mock_ifs[] = {
-	{ 102, "vlan22" }, { 103, "vlan2222" }, { 104, "eth1" }, { 105, "eth2" },
-};
-
-static uint32_t mock_ifindex(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < MNL_ARRAY_SIZE(mock_ifs); i++)
-		if (!strcmp(mock_ifs[i].name, name))
-			return mock_ifs[i].ifindex;
-	return 0;
-}
-
 char *if_indextoname(unsigned int ifindex, char name[IF_NAMESIZE])
 {
 	static char *(*real)(unsigned int, char *);
@@ -1078,19 +1139,6 @@ char *if_indextoname(unsigned int ifindex, char name[IF_NAMESIZE])
 		real = (char *(*)(unsigned int, char *))dlsym(RTLD_NEXT,
 							      "if_indextoname");
 	return real(ifindex, name);
-}
-
-unsigned int if_nametoindex(const char *name)
-{
-	static unsigned int (*real)(const char *);
-	uint32_t ifindex = mock_ifindex(name);
-
-	if (ifindex)
-		return ifindex;
-	if (!real)
-		real = (unsigned int (*)(const char *))dlsym(RTLD_NEXT,
-							     "if_nametoindex");
-	return real(name);
 }
 
 /* The module's version in sysfs: FTMOCK_MODVER, or not loaded. */
