@@ -49,6 +49,8 @@ if [ -w /proc/sys/kernel/modprobe ]; then
 	check_eq "enable and a batch's enable of a missing name load no module" \
 		"" "$(grep -s nosuchdev "$ftdir/asked")"
 	must in_router ftctl disable all
+else
+	log_info "SKIP: the modprobe checks: /proc/sys/kernel/modprobe is not writable"
 fi
 check_fail "disable a non-existent device that is not enabled" \
 	"nosuchdev0: no such name or pattern is enabled" in_router ftctl disable nosuchdev0
