@@ -20,7 +20,7 @@
 fp_init
 require_cmd ethtool
 fp_setup_stick
-cdev=$ROUTER_CLIENT_DEV sdev=$ROUTER_SERVER_DEV
+cdev=$ROUTER_CLIENT_DEV
 
 # nat_rules FAMILY: the NAT table for FAMILY (ip or ip6) with a masquerade
 # and a TCP and a UDP port forward to the server.
@@ -33,10 +33,7 @@ nat_rules() {
 				iifname "$cdev" $fam daddr $raddr tcp dport $fwd_tcp dnat to $saddr:$srv_tcp
 				iifname "$cdev" $fam daddr $raddr udp dport $fwd_udp dnat to $saddr:$srv_udp
 			}
-			chain post {
-				type nat hook postrouting priority srcnat;
-				oifname "$sdev" meta l4proto { tcp, udp } masquerade to :20000-29999
-			}
+			$(fp_masq_chain)
 		}
 	EOF2
 }

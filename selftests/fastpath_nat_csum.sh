@@ -40,15 +40,11 @@ zero_count() {
 zero_count_init "$NS_CLIENT"
 zero_count_init "$NS_SERVER"
 
-# masquerade FAMILY: the router masquerades UDP to the server, as
-# fastpath_nat's table does.
+# masquerade FAMILY: fastpath_nat's masquerade, in a table of FAMILY.
 masquerade() {
 	ip netns exec "$NS_ROUTER" nft -f - <<-EOF2
 		table $1 ft_nat {
-			chain post {
-				type nat hook postrouting priority srcnat;
-				oifname "$ROUTER_SERVER_DEV" meta l4proto udp masquerade to :20000-29999
-			}
+			$(fp_masq_chain)
 		}
 	EOF2
 }

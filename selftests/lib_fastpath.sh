@@ -714,6 +714,18 @@ fp_ct_state() {
 	fi
 }
 
+# fp_masq_chain: the nft chain, for a table of family ip or ip6, in which
+# the router masquerades TCP and UDP to the server behind its server-side
+# address, to ports 20000-29999 (fastpath_nat, fastpath_nat_csum).
+fp_masq_chain() {
+	cat <<-EOF
+		chain post {
+			type nat hook postrouting priority srcnat;
+			oifname "$ROUTER_SERVER_DEV" meta l4proto { tcp, udp } masquerade to :20000-29999
+		}
+	EOF
+}
+
 # fp_csum_offload on|off: checksum offload of every veth of the topology.
 # With it off, hosts send complete L4 checksums and every receiver checks
 # them in software (a veth otherwise marks them as already verified), so a
