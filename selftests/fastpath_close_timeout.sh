@@ -36,22 +36,6 @@ for s in ESTABLISHED FIN_WAIT CLOSE_WAIT LAST_ACK TIME_WAIT CLOSE; do
 done
 log_info "conntrack TCP timeouts (s): established $max_ESTABLISHED fin_wait $max_FIN_WAIT close_wait $max_CLOSE_WAIT last_ack $max_LAST_ACK time_wait $max_TIME_WAIT close $max_CLOSE"
 
-# srv_fin FAMILY PORT OUT: a server that writes what arrives on PORT to
-# OUT and sends nothing; it half-closes (FIN) when FP_HOLD ends: socat
-# reads what it sends from a FIFO that FP_HOLD holds open.
-srv_fin() {
-	local fifo="$FP_TMP/fifo$2"
-	must mkfifo "$fifo"
-	ip netns exec "$NS_SERVER" socat -d -d -t 60 "TCP$1-LISTEN:$2,reuseaddr" \
-		"OPEN:$fifo,rdonly!!OPEN:$3,creat,trunc,wronly" </dev/null >/dev/null 2>"$3.log" &
-	FP_SRV=$!
-	defer fp_kill "$FP_SRV"
-	sleep 600 >"$fifo" &
-	FP_HOLD=$!
-	defer fp_kill "$FP_HOLD"
-	must busywait 5000 fp_listening "$NS_SERVER" tcp "$2"
-}
-
 # srv_rst FAMILY PORT OUT: a server that resets the connection (SO_LINGER
 # 0) when it is killed.
 srv_rst() {
@@ -60,12 +44,6 @@ srv_rst() {
 	FP_SRV=$!
 	defer fp_kill "$FP_SRV"
 	must busywait 5000 fp_listening "$NS_SERVER" tcp "$2"
-}
-
-# flows_of PORT: the cached directions of the connection to PORT.
-flows_of() {
-	ip netns exec "$NS_ROUTER" ftctl -j flows |
-		jq --argjson p "$1" '[.[] | select(.dport == $p or .sport == $p)] | length'
 }
 
 # ct_closing FAMILY PORT: conntrack has seen the close: the entry is in
@@ -93,12 +71,16 @@ close_case() {
 	fp_port port
 	stream=$(fp_mkfile "$how$fam" 8388608)
 	FP_OUT=$stream.rx$port
-	"srv_$how" "$fam" "$port" "$FP_OUT"
+	if [ "$how" = fin ]; then
+		st_srv_fin "$fam" "$port" "$FP_OUT"
+	else
+		srv_rst "$fam" "$port" "$FP_OUT"
+	fi
 	fp_pace "$NS_CLIENT" eth0 "$FP_SLOW_RATE"
 	fp_bg "$how$fam" fp_tcp_client_for 90 "$fam" "$(fp_server_ip "$fam")" "$port" "$stream"
 	FP_STREAM=$FP_PID
 	st_offloaded "$desc" "$fam"
-	check_eq "$desc: only client->server is cached" 1 "$(flows_of "$port")"
+	check_eq "$desc: only client->server is cached" 1 "$(st_flows_of "$port")"
 	check_eq "$desc: conntrack: ESTABLISHED before the close" ESTABLISHED \
 		"$(st_ct_tcp_state "$fam" "$port" | cut -d' ' -f1)"
 	fp_stream_running "$desc"

@@ -78,12 +78,6 @@ binding() {
 	}'
 }
 
-# flows_of PORT: the cached directions of connections to or from PORT.
-flows_of() {
-	ip netns exec "$NS_ROUTER" ftctl -j flows |
-		jq --argjson p "$1" '[.[] | select(.dport == $p or .sport == $p)] | length'
-}
-
 for fam in 4 6; do
 	if [ "$fam" = 4 ]; then
 		nfam=ip raddr=$ROUTER_SERVER_IP4 base=$base4
@@ -113,7 +107,7 @@ for fam in 4 6; do
 		check "$desc: client A gets its 20 answers" fp_run ip netns exec "$NS_CLIENT" \
 			udpecho -c "$srv" "$port" 20 "$(($(ft_secs 5) * 1000))"
 		check_ge "$desc: the fast path carried A's exchange" "$(st_fast "$fam")" $((fast0 + 1))
-		check_eq "$desc: A's two directions are cached" 2 "$(flows_of "$port")"
+		check_eq "$desc: A's two directions are cached" 2 "$(st_flows_of "$port")"
 		check_eq "$desc: A's binding is the router's port $NAT_PORT" "$raddr:$NAT_PORT" \
 			"$(binding "$fam" "$port")"
 

@@ -239,6 +239,12 @@ st_ct_acct() {
 		END { printf "%s %s %s %s\n", p[1] + 0, b[1] + 0, p[2] + 0, b[2] + 0 }'
 }
 
+# st_flows_of PORT: the cached directions of connections to or from PORT.
+st_flows_of() {
+	ip netns exec "$NS_ROUTER" ftctl -j flows |
+		jq --argjson p "$1" '[.[] | select(.dport == $p or .sport == $p)] | length'
+}
+
 # st_ct_tcp_state FAMILY PORT: "STATE TIMEOUT" of the TCP entry to PORT,
 # or "gone 0".
 st_ct_tcp_state() {
@@ -253,6 +259,22 @@ st_ct_timeout_max() {
 }
 
 # ------------------------------------------------------------- streams --
+
+# st_srv_fin FAMILY PORT OUT: a server that writes what arrives on PORT to
+# OUT and sends nothing; it half-closes (FIN) when FP_HOLD ends: socat
+# reads what it sends from a FIFO that FP_HOLD holds open.
+st_srv_fin() {
+	local fifo="$FP_TMP/fifo$2"
+	must mkfifo "$fifo"
+	ip netns exec "$NS_SERVER" socat -d -d -t 60 "TCP$1-LISTEN:$2,reuseaddr" \
+		"OPEN:$fifo,rdonly!!OPEN:$3,creat,trunc,wronly" </dev/null >/dev/null 2>"$3.log" &
+	FP_SRV=$!
+	defer fp_kill "$FP_SRV"
+	sleep 600 >"$fifo" &
+	FP_HOLD=$!
+	defer fp_kill "$FP_HOLD"
+	must busywait 5000 fp_listening "$NS_SERVER" tcp "$2"
+}
 
 # st_stream_stop: end the stream of fp_stream_start (client and server),
 # when a test leaves it stuck on purpose.
