@@ -225,15 +225,20 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct)
 		return;
+	refusal = ft_ct_refusal(ct, ctinfo, &closing);
+	if (closing) {
+		/*
+		 * A close the fast path may not have seen: it came in the
+		 * other direction, or through a device that is not enabled.
+		 * Conntrack must see the rest of it.
+		 */
+		if (atomic_read(&fn->nflows))
+			ft_flow_teardown_ct(fn, ct, FT_STAT_TORN_DOWN);
+		return;
+	}
 	fd = xa_load(&fn->dev_index, skb->skb_iif);
 	if (!fd || !(READ_ONCE(fd->families) & ft_fam_flag(fam)))
 		return;
-	refusal = ft_ct_refusal(ct, ctinfo, &closing);
-	if (closing) {
-		/* A close the fast path did not see, in the other direction. */
-		ft_flow_teardown_ct(fn, ct, FT_STAT_TORN_DOWN);
-		return;
-	}
 	if (refusal == FT_STAT_NUM || ft_skip_marked(fn, skb, ct))
 		return;
 	if (!refusal)
