@@ -74,19 +74,34 @@ bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
 	return true;
 }
 
-/* Hand @skb, received on @fd for @fam, to the stack, counted by reason. */
-static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
-			    const struct sk_buff *skb, enum ft_punt reason)
+/*
+ * Hand @skb, received on @fd for @fam, to the stack, counted by reason,
+ * after a lookup of @pkt's key that found what @lookup says (@torn: the
+ * connection it tore down). A SYN, FIN or RST is never learned: conntrack
+ * must see what follows it, so its header and generations are not read.
+ */
+static unsigned int ft_punt_looked(struct ft_dev *fd, enum ft_fam fam,
+				   const struct sk_buff *skb,
+				   enum ft_punt reason, const struct ft_pkt *pkt,
+				   enum ft_rx_lookup lookup,
+				   const struct nf_conn *torn)
 {
 	struct ft_dev_stats_pcpu *ds = this_cpu_ptr(fd->stats);
 	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
 	struct ft_net *fn = fd->fn;
 
 	m->skb = skb;
-	m->state.mark = skb->mark;
-	m->state.priority = skb->priority;
-	m->state.hdr_ok = ft_hdr_fields(skb, fam, &m->state.hdr);
-	ft_gens_read(fn, &m->state.gens);
+	m->state.lookup = lookup;
+	m->state.torn = torn;
+	if (pkt)
+		m->state.key = pkt->key;
+	m->state.learnable = reason != FT_PUNT_TCP_FLAGS;
+	if (m->state.learnable) {
+		m->state.mark = skb->mark;
+		m->state.priority = skb->priority;
+		m->state.hdr_ok = ft_hdr_fields(skb, fam, &m->state.hdr);
+		ft_gens_read(fn, &m->state.gens);
+	}
 	ft_stat_inc(fn, ft_punt_stat[reason]);
 
 	u64_stats_update_begin(&ds->syncp);
@@ -95,16 +110,26 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 	return NF_ACCEPT;
 }
 
-/* The state @skb entered with, if it is the one ft_punt() saw last. */
-bool ft_rx_state(const struct sk_buff *skb, struct ft_rx_state *rx)
+/* Hand @skb to the stack before any lookup; see ft_punt_looked(). */
+static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
+			    const struct sk_buff *skb, enum ft_punt reason)
+{
+	return ft_punt_looked(fd, fam, skb, reason, NULL, FT_RX_NOT_LOOKED,
+			      NULL);
+}
+
+/*
+ * The state @skb entered with, if it is the one ft_punt() saw last. It
+ * stays valid until the next punt on this CPU: caller with BH disabled.
+ */
+const struct ft_rx_state *ft_rx_state(const struct sk_buff *skb)
 {
 	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
 
 	if (m->skb != skb)
-		return false;
+		return NULL;
 	m->skb = NULL;
-	*rx = m->state;
-	return true;
+	return &m->state;
 }
 
 /* The L4 checksum field, or NULL for UDP over IPv4 without a checksum. */
@@ -483,28 +508,37 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 	flow = ft_flow_lookup(fn, &pkt.key);
 	if (!flow || flow->iif != skb->dev->ifindex ||
 	    test_bit(FT_FLOW_DEAD, &flow->flags))
-		return ft_punt(fd, fam, skb, res == FT_PARSE_OK ?
-				FT_PUNT_NO_ENTRY : FT_PUNT_TCP_FLAGS);
+		return ft_punt_looked(fd, fam, skb, res == FT_PARSE_OK ?
+				      FT_PUNT_NO_ENTRY : FT_PUNT_TCP_FLAGS,
+				      &pkt, flow ? FT_RX_CACHED : FT_RX_FREE,
+				      NULL);
 
 	if (res == FT_PARSE_TCP_FLAGS) {
 		/* Let conntrack see the close or the new connection on a
 		 * reused tuple, from both sides.
 		 */
-		if (pkt.tcp_flags & (FT_TCP_FIN | FT_TCP_RST | FT_TCP_SYN))
-			ft_flow_teardown(fn, flow, FT_STAT_TORN_DOWN);
-		return ft_punt(fd, fam, skb, FT_PUNT_TCP_FLAGS);
+		if (!(pkt.tcp_flags & (FT_TCP_FIN | FT_TCP_RST | FT_TCP_SYN)))
+			return ft_punt_looked(fd, fam, skb, FT_PUNT_TCP_FLAGS,
+					      &pkt, FT_RX_CACHED, NULL);
+		ft_flow_teardown(fn, flow, FT_STAT_TORN_DOWN);
+		return ft_punt_looked(fd, fam, skb, FT_PUNT_TCP_FLAGS, &pkt,
+				      FT_RX_TORN_DOWN, flow->ct);
 	}
 	if (!ft_flow_valid(fn, flow, skb))
-		return ft_punt(fd, fam, skb, FT_PUNT_STALE);
+		return ft_punt_looked(fd, fam, skb, FT_PUNT_STALE, &pkt,
+				      FT_RX_TORN_DOWN, flow->ct);
 
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))
-		return ft_punt(fd, fam, skb, FT_PUNT_NOT_WRITABLE);
+		return ft_punt_looked(fd, fam, skb, FT_PUNT_NOT_WRITABLE, &pkt,
+				      FT_RX_CACHED, NULL);
 	if (skb->len > flow->nh->mtu &&
 	    !(skb_is_gso(skb) &&
 	      skb_gso_validate_network_len(skb, flow->nh->mtu)))
-		return ft_punt(fd, fam, skb, FT_PUNT_MTU);
+		return ft_punt_looked(fd, fam, skb, FT_PUNT_MTU, &pkt,
+				      FT_RX_CACHED, NULL);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->nh->dev)))
-		return ft_punt(fd, fam, skb, FT_PUNT_NOT_WRITABLE);
+		return ft_punt_looked(fd, fam, skb, FT_PUNT_NOT_WRITABLE, &pkt,
+				      FT_RX_CACHED, NULL);
 
 	skb_forward_csum(skb);
 	if (fam == FT_FAM_V4)

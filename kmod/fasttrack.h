@@ -354,13 +354,28 @@ struct ft_hdr_fields {
 	u8 ttl;			/* IPv4 TTL, IPv6 hop limit */
 };
 
-/* What a packet looked like when the ingress hook handed it to the stack. */
+/* What the ingress hook found under a packet's own key. */
+enum ft_rx_lookup {
+	FT_RX_NOT_LOOKED,	/* handed to the stack before the lookup */
+	FT_RX_FREE,		/* no flow */
+	FT_RX_CACHED,		/* a flow, which it left alone */
+	FT_RX_TORN_DOWN,	/* a flow, whose connection it tore down */
+};
+
+/*
+ * What a packet looked like when the ingress hook handed it to the stack,
+ * and what the hook found of its connection.
+ */
 struct ft_rx_state {
 	struct ft_gens gens;
 	u32 mark;
 	u32 priority;
 	struct ft_hdr_fields hdr;
 	bool hdr_ok;		/* @hdr was read */
+	bool learnable;		/* no SYN, FIN or RST: the above were read */
+	u8 lookup;		/* enum ft_rx_lookup */
+	const struct nf_conn *torn;	/* FT_RX_TORN_DOWN: compared only */
+	struct ft_key key;	/* unless FT_RX_NOT_LOOKED */
 };
 
 struct ft_route_memos;
@@ -482,14 +497,13 @@ struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta);
 void ft_flow_destroy(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
 struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);
-struct ft_flow *ft_flow_lookup_tuple(struct ft_net *fn,
-				     const struct nf_conntrack_tuple *t);
 void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 		      enum ft_stat reason);
 void ft_key_from_tuple(struct ft_key *key,
 		       const struct nf_conntrack_tuple *t);
 void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
-			 enum ft_stat reason);
+			 const struct ft_key *free, enum ft_stat reason);
+bool ft_key_same(const struct ft_key *a, const struct ft_key *b);
 void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
 
 /*
@@ -670,7 +684,7 @@ void ft_rules_watch_stop(struct ft_net *fn);
 /* fastpath.c */
 unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state);
-bool ft_rx_state(const struct sk_buff *skb, struct ft_rx_state *rx);
+const struct ft_rx_state *ft_rx_state(const struct sk_buff *skb);
 bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
 		   struct ft_hdr_fields *f);
 

@@ -46,6 +46,11 @@ static enum ft_stat ft_ct_refusal(const struct nf_conn *ct,
 		return FT_STAT_NUM;
 	switch (proto) {
 	case IPPROTO_TCP:
+		/* Learned only once assured, a bit that is never cleared: a
+		 * handshake's SYN-ACK has nothing cached to tear down.
+		 */
+		if (!test_bit(IPS_ASSURED_BIT, &ct->status))
+			return FT_STAT_NUM;
 		if (READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED) {
 			*closing = true;
 			return FT_STAT_NUM;
@@ -201,6 +206,27 @@ static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
 }
 
 /*
+ * A packet of a closing connection, which the fast path may not have seen
+ * (it came in the other direction, or through a device that is not
+ * enabled): remove what is cached of the connection, so that conntrack
+ * sees the rest of the close. @rx, if the ingress hook saw the packet,
+ * spares the lookups it made already.
+ */
+static void ft_learn_closing(struct ft_net *fn, struct nf_conn *ct,
+			     const struct ft_rx_state *rx)
+{
+	const struct ft_key *free = NULL;
+
+	if (!atomic_read(&fn->nflows))
+		return;
+	if (rx && rx->lookup == FT_RX_TORN_DOWN && rx->torn == ct)
+		return;
+	if (rx && rx->lookup == FT_RX_FREE)
+		free = &rx->key;
+	ft_flow_teardown_ct(fn, ct, free, FT_STAT_TORN_DOWN);
+}
+
+/*
  * Cache the direction of @skb's connection. Everything that can refuse
  * does so before anything is allocated or referenced, so that the packets
  * of a connection that is not learned (table full, already cached) cost
@@ -209,37 +235,37 @@ static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
 static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		     struct net_device *out, enum ft_fam fam)
 {
+	const struct ft_rx_state *rx = NULL;
 	enum ip_conntrack_info ctinfo;
 	enum ip_conntrack_dir dir;
 	enum ft_stat refusal;
 	struct ft_flow *flow;
 	struct dst_entry *dst;
-	struct ft_rx_state rx;
+	struct ft_key key;
 	struct ft_nat rw;
 	struct ft_dev *fd;
 	struct nf_conn *ct;
 	struct ft_nh *nh;
-	bool closing;
+	bool closing, enabled;
 	u8 nat, meta, dscp;
 
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct)
 		return;
+	fd = xa_load(&fn->dev_index, skb->skb_iif);
+	enabled = fd && (READ_ONCE(fd->families) & ft_fam_flag(fam));
+	/* Every packet of an enabled device passed the ingress hook. */
+	if (enabled)
+		rx = ft_rx_state(skb);
 	refusal = ft_ct_refusal(ct, ctinfo, &closing);
 	if (closing) {
-		/*
-		 * A close the fast path may not have seen: it came in the
-		 * other direction, or through a device that is not enabled.
-		 * Conntrack must see the rest of it.
-		 */
-		if (atomic_read(&fn->nflows))
-			ft_flow_teardown_ct(fn, ct, FT_STAT_TORN_DOWN);
+		ft_learn_closing(fn, ct, rx);
 		return;
 	}
-	fd = xa_load(&fn->dev_index, skb->skb_iif);
-	if (!fd || !(READ_ONCE(fd->families) & ft_fam_flag(fam)))
+	if (!enabled || refusal == FT_STAT_NUM || ft_skip_marked(fn, skb, ct))
 		return;
-	if (refusal == FT_STAT_NUM || ft_skip_marked(fn, skb, ct))
+	/* A SYN, FIN or RST on an established connection: not yet. */
+	if (rx && !rx->learnable)
 		return;
 	if (!refusal)
 		refusal = ft_route_refusal(skb, fd->dev, out);
@@ -249,7 +275,10 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	}
 
 	dir = CTINFO2DIR(ctinfo);
-	if (ft_flow_lookup_tuple(fn, &ct->tuplehash[dir].tuple))
+	ft_key_from_tuple(&key, &ct->tuplehash[dir].tuple);
+	/* Unless the ingress hook found none under this key already. */
+	if (!(rx && rx->lookup == FT_RX_FREE && ft_key_same(&key, &rx->key)) &&
+	    ft_flow_lookup(fn, &key))
 		return;
 	if (atomic_read(&fn->nflows) >= READ_ONCE(fn->cfg.max_flows)) {
 		ft_stat_inc(fn, FT_STAT_TABLE_FULL);
@@ -258,13 +287,13 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	/* Learned under what held when the packet entered, if that is
 	 * still what holds; otherwise the decision may be stale already.
 	 */
-	if (!ft_rx_state(skb, &rx) || ft_gens_stale(fn, &rx.gens)) {
+	if (!rx || ft_gens_stale(fn, &rx->gens)) {
 		ft_stat_inc(fn, FT_STAT_NOLEARN_RACED);
 		return;
 	}
-	meta = (skb->mark != rx.mark ? FT_META_MARK : 0) |
-	       (skb->priority != rx.priority ? FT_META_PRIORITY : 0);
-	refusal = ft_hdr_changes(skb, fam, &rx, &meta, &dscp);
+	meta = (skb->mark != rx->mark ? FT_META_MARK : 0) |
+	       (skb->priority != rx->priority ? FT_META_PRIORITY : 0);
+	refusal = ft_hdr_changes(skb, fam, rx, &meta, &dscp);
 	if (refusal) {
 		ft_stat_inc(fn, refusal);
 		return;
@@ -284,9 +313,9 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	if (!flow)
 		goto err_dst;
 
-	ft_key_from_tuple(&flow->key, &ct->tuplehash[dir].tuple);
+	memcpy(&flow->key, &key, ft_key_len(fam));
 	flow->iif = skb->skb_iif;
-	flow->route_seq = rx.gens.val[ft_gen_route(fam)];
+	flow->route_seq = rx->gens.val[ft_gen_route(fam)];
 	flow->flags |= (unsigned long)nat << FT_FLOW_NAT |
 		       (unsigned long)meta << FT_FLOW_META;
 	if (dir == IP_CT_DIR_REPLY)

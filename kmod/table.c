@@ -293,45 +293,59 @@ static void ft_ct_fixup(struct nf_conn *ct)
 	spin_unlock_bh(&ct->lock);
 }
 
-/* The flow cached for a conntrack tuple, if any. Caller: rcu_read_lock. */
-struct ft_flow *ft_flow_lookup_tuple(struct ft_net *fn,
-				     const struct nf_conntrack_tuple *t)
+/* Whether two keys are the same tuple. */
+bool ft_key_same(const struct ft_key *a, const struct ft_key *b)
 {
-	struct ft_key key;
-
-	ft_key_from_tuple(&key, t);
-	return ft_flow_lookup(fn, &key);
+	if (a->fam != b->fam)
+		return false;
+	if (a->fam == FT_FAM_V4)
+		return ft_key_equal(a, b, FT_KEY_LEN_V4);
+	return ft_key_equal(a, b, FT_KEY_LEN_V6);
 }
 
-/* The cached direction @dir of @ct, if any. Caller: rcu_read_lock. */
-static struct ft_flow *ft_flow_of_ct(struct ft_net *fn, struct nf_conn *ct,
-				     enum ip_conntrack_dir dir)
-{
-	struct ft_flow *flow = ft_flow_lookup_tuple(fn, &ct->tuplehash[dir].tuple);
-
-	return flow && flow->ct == ct ? flow : NULL;
-}
-
-/* Remove both directions of @ct, if cached. Caller: RCU, BH disabled. */
-void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
-			 enum ft_stat reason)
+/*
+ * Kill the cached direction @dir of @ct, if any; @free is a key the
+ * caller found no flow under, or NULL. Caller: rcu_read_lock, BH off.
+ */
+static bool ft_flow_kill_dir(struct ft_net *fn, struct nf_conn *ct,
+			     enum ip_conntrack_dir dir, const struct ft_key *free,
+			     enum ft_stat reason)
 {
 	struct ft_flow *flow;
-	int killed = 0;
+	struct ft_key key;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
-			 "fasttrack: teardown outside an RCU read section");
-	flow = ft_flow_of_ct(fn, ct, IP_CT_DIR_ORIGINAL);
-	if (flow)
-		killed += ft_flow_kill(fn, flow, reason);
-	flow = ft_flow_of_ct(fn, ct, IP_CT_DIR_REPLY);
-	if (flow)
-		killed += ft_flow_kill(fn, flow, reason);
+	ft_key_from_tuple(&key, &ct->tuplehash[dir].tuple);
+	if (free && ft_key_same(&key, free))
+		return false;
+	flow = ft_flow_lookup(fn, &key);
+	return flow && flow->ct == ct && ft_flow_kill(fn, flow, reason);
+}
+
+/* After @killed directions of @ct were removed. */
+static void ft_flow_teardown_done(struct ft_net *fn, struct nf_conn *ct,
+				  int killed, enum ft_stat reason)
+{
 	if (!killed)
 		return;
 	if (reason < FT_STAT_NUM)
 		ft_stat_add(fn, reason, killed);
 	ft_ct_fixup(ct);
+}
+
+/*
+ * Remove both directions of @ct, if cached; @free is a key the caller
+ * found no flow under (it spares a lookup), or NULL. Caller: RCU, BH off.
+ */
+void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
+			 const struct ft_key *free, enum ft_stat reason)
+{
+	int killed;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
+			 "fasttrack: teardown outside an RCU read section");
+	killed = ft_flow_kill_dir(fn, ct, IP_CT_DIR_ORIGINAL, free, reason);
+	killed += ft_flow_kill_dir(fn, ct, IP_CT_DIR_REPLY, free, reason);
+	ft_flow_teardown_done(fn, ct, killed, reason);
 }
 
 /*
@@ -341,7 +355,14 @@ void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
 void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 		      enum ft_stat reason)
 {
-	ft_flow_teardown_ct(fn, flow->ct, reason);
+	struct nf_conn *ct = flow->ct;
+	int killed;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
+			 "fasttrack: teardown outside an RCU read section");
+	killed = ft_flow_kill(fn, flow, reason);
+	killed += ft_flow_kill_dir(fn, ct, !ft_flow_dir(flow), NULL, reason);
+	ft_flow_teardown_done(fn, ct, killed, reason);
 }
 
 /*
