@@ -6,7 +6,9 @@
  * references its flows hold, one grace period later. Sixteen bytes less
  * per direction put an IPv4 flow in a 128-byte slab object. The work
  * waits FT_REAP_DELAY after the first kill, so that under connection
- * churn one run frees many flows rather than one run per teardown.
+ * churn one run frees many flows rather than one run per teardown: each
+ * run wakes a worker and starts a grace period, which costs more than
+ * the freeing itself.
  *
  * Once a batch is erased, no reader can reach its flows: they left the
  * hash table before they were marked, and walkers find them only through
@@ -27,7 +29,7 @@ struct ft_reap_batch {
 #define FT_REAP_BATCH	((PAGE_SIZE - sizeof(struct ft_reap_batch)) / \
 			 sizeof(struct ft_flow *))
 #define FT_REAP_SMALL	16	/* on the stack, when a batch cannot be had */
-#define FT_REAP_DELAY	(HZ / 100 ?: 1)
+#define FT_REAP_DELAY	(HZ / 10 ?: 1)
 
 /* Queue @flow, unhashed, for freeing. Caller: BH disabled. */
 void ft_flow_reap(struct ft_net *fn, struct ft_flow *flow)
