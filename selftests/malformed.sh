@@ -26,7 +26,7 @@
 # shellcheck disable=SC3043 # dash has "local"
 . "$(dirname "$0")/lib.sh"
 
-require_cmd ftinject ftctl nft socat mkfifo
+require_cmd ftinject ftctl nft socat mkfifo jq
 FTINJECT=$(command -v ftinject)
 
 # Cases the fast path forwards but the stack with this ruleset drops: their
@@ -349,6 +349,37 @@ ft_off() {
 	in_router ftctl disable vlan22 && in_router ftctl disable vlan2222
 }
 
+# next_conn: the next connection's ports, in $SPEC too.
+next_conn() {
+	SPORT=$((SPORT + 1)) DPORT=$((DPORT + 1))
+	SPEC=$(echo "$SPEC" | sed "s/--sport [0-9]*/--sport $SPORT/; s/--dport [0-9]*/--dport $DPORT/")
+}
+
+# client_cached: the cached directions from the client's port $SPORT.
+client_cached() {
+	in_router ftctl -j flows | jq --argjson p "$SPORT" '[.[] | select(.sport == $p)] | length'
+}
+
+# syn_reuse GROUP: a SYN in the tuple of an offloaded TCP connection (a
+# reused tuple, which conntrack ignores while the connection is
+# established) sends the client's direction back to the stack and is not
+# learned from: conntrack must see what follows it.
+syn_reuse() {
+	local g="$1 SYN on a reused tuple" out
+	next_conn
+	conn_open "$GROUP_N-syn"
+	check "$g: the connection is offloaded" busywait 20000 offloaded
+	check_eq "$g: the client's direction is cached" 1 "$(client_cached)"
+	ID_BASE=$((GROUP_N * 4000 + 3000))
+	sync_seq "$g"
+	if out=$(inject flags-syn 2>&1); then
+		check_eq "$g: the client's direction is not cached again" 0 "$(client_cached)"
+	else
+		fail "$g: ftinject" "$out"
+	fi
+	conn_close
+}
+
 # group FAM L4: all cases for one offloaded connection.
 group() {
 	local g="$1/$2" main flags c t0
@@ -400,8 +431,7 @@ group() {
 	[ -n "$flags" ] || return 0
 	t0=$(now_ms)
 	# TCP flags change conntrack's state: a fresh connection for each pass.
-	SPORT=$((SPORT + 1)) DPORT=$((DPORT + 1))
-	SPEC=$(echo "$SPEC" | sed "s/--sport [0-9]*/--sport $SPORT/; s/--dport [0-9]*/--dport $DPORT/")
+	next_conn
 	conn_open "$GROUP_N-flags"
 	check "$g flags: the connection is offloaded" busywait 20000 offloaded
 	ID_BASE=$((GROUP_N * 4000 + 500))
@@ -409,8 +439,7 @@ group() {
 	# shellcheck disable=SC2086
 	ft_pass "$g-flags" $flags
 	conn_close
-	SPORT=$((SPORT + 1)) DPORT=$((DPORT + 1))
-	SPEC=$(echo "$SPEC" | sed "s/--sport [0-9]*/--sport $SPORT/; s/--dport [0-9]*/--dport $DPORT/")
+	next_conn
 	conn_open "$GROUP_N-flags-stack"
 	check "$g flags (stack): the connection is offloaded" busywait 20000 offloaded
 	ID_BASE=$((GROUP_N * 4000 + 1500))
@@ -420,6 +449,7 @@ group() {
 	stack_pass "$g-flags" $flags
 	must ft_on
 	conn_close
+	[ "$L4" != tcp ] || syn_reuse "$g"
 	log_info "$g flags: $((($(now_ms) - t0) / 1000)) s"
 }
 
