@@ -176,60 +176,47 @@ static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
-/* The rewrites @nat (ft_flow_nat(), not 0) of an IPv4 packet of @flow. */
-static void ft_nat_ipv4(struct sk_buff *skb, const struct ft_flow *flow,
-			unsigned int nat)
+/*
+ * Rewrite the address at @addr, of @fam, to @to. The L4 checksum @check,
+ * if any, covers it through the pseudo-header; only IPv4 has a header
+ * checksum, @l3check.
+ */
+static void ft_nat_addr(struct sk_buff *skb, enum ft_fam fam, void *addr,
+			const union ft_addr *to, __sum16 *check,
+			__sum16 *l3check)
 {
-	struct iphdr *iph = ip_hdr(skb);
-	void *l4 = (u8 *)iph + sizeof(*iph);
-	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
-	const struct ft_nat *rw = ft_flow_rewrite(flow);
+	struct in6_addr *a6 = addr;
+	__be32 *a4 = addr;
 
-	if (nat & FT_NAT_SRC) {
+	if (fam == FT_FAM_V4) {
 		if (check)
-			inet_proto_csum_replace4(check, skb, iph->saddr,
-						 rw->src.ip, true);
-		csum_replace4(&iph->check, iph->saddr, rw->src.ip);
-		iph->saddr = rw->src.ip;
+			inet_proto_csum_replace4(check, skb, *a4, to->ip, true);
+		csum_replace4(l3check, *a4, to->ip);
+		*a4 = to->ip;
+		return;
 	}
-	if (nat & FT_NAT_DST) {
-		if (check)
-			inet_proto_csum_replace4(check, skb, iph->daddr,
-						 rw->dst.ip, true);
-		csum_replace4(&iph->check, iph->daddr, rw->dst.ip);
-		iph->daddr = rw->dst.ip;
-	}
-	if (nat & (FT_NAT_SPORT | FT_NAT_DPORT))
-		ft_nat_ports(skb, flow, nat, l4, check);
-	else if (check)
-		ft_l4_fixup_zero(flow->key.l4proto, check);
+	if (check)
+		inet_proto_csum_replace16(check, skb, a6->s6_addr32,
+					  to->in6.s6_addr32, true);
+	*a6 = to->in6;
 }
 
-/* The rewrites @nat (ft_flow_nat(), not 0) of an IPv6 packet of @flow. */
-static void ft_nat_ipv6(struct sk_buff *skb, const struct ft_flow *flow,
-			unsigned int nat)
+/*
+ * The rewrites @nat (ft_flow_nat(), not 0) of a packet of @flow, whose
+ * addresses are at @saddr and @daddr and whose L4 header is at @l4.
+ */
+static void ft_nat(struct sk_buff *skb, const struct ft_flow *flow,
+		   unsigned int nat, void *saddr, void *daddr, void *l4,
+		   __sum16 *l3check)
 {
-	struct ipv6hdr *ip6h = ipv6_hdr(skb);
-	void *l4 = (u8 *)ip6h + sizeof(*ip6h);
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
+	enum ft_fam fam = flow->key.fam;
 
-	if (nat & FT_NAT_SRC) {
-		if (check)
-			inet_proto_csum_replace16(check, skb,
-						  ip6h->saddr.s6_addr32,
-						  rw->src.in6.s6_addr32,
-						  true);
-		ip6h->saddr = rw->src.in6;
-	}
-	if (nat & FT_NAT_DST) {
-		if (check)
-			inet_proto_csum_replace16(check, skb,
-						  ip6h->daddr.s6_addr32,
-						  rw->dst.in6.s6_addr32,
-						  true);
-		ip6h->daddr = rw->dst.in6;
-	}
+	if (nat & FT_NAT_SRC)
+		ft_nat_addr(skb, fam, saddr, &rw->src, check, l3check);
+	if (nat & FT_NAT_DST)
+		ft_nat_addr(skb, fam, daddr, &rw->dst, check, l3check);
 	if (nat & (FT_NAT_SPORT | FT_NAT_DPORT))
 		ft_nat_ports(skb, flow, nat, l4, check);
 	else if (check)
@@ -246,7 +233,8 @@ static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
 		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
 	if (nat)
-		ft_nat_ipv4(skb, flow, nat);
+		ft_nat(skb, flow, nat, &iph->saddr, &iph->daddr, iph + 1,
+		       &iph->check);
 }
 
 static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
@@ -258,7 +246,8 @@ static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
 	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
 		ipv6_change_dsfield(ip6h, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
 	if (nat)
-		ft_nat_ipv6(skb, flow, nat);
+		ft_nat(skb, flow, nat, &ip6h->saddr, &ip6h->daddr, ip6h + 1,
+		       NULL);
 }
 
 /*
