@@ -641,6 +641,12 @@ enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow);
 enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 			      struct sk_buff *skb, bool dst_ok);
 
+/* The MTU of a flow through @dst: the route's, or its device's if smaller. */
+static inline unsigned int ft_route_mtu(const struct dst_entry *dst)
+{
+	return min(dst_mtu(dst), dst->dev->mtu);
+}
+
 /*
  * Would forwarded packets meet IPsec: policies that xfrm4_route_forward()
  * and the forward policy check look up, or a default that is not accept?

@@ -106,13 +106,12 @@ static void ft_ct_tcp_liberal(struct nf_conn *ct)
 
 /*
  * The next hop the packet is sent to, referenced, or NULL. A layer-3
- * device is its own next hop: it has no neighbour to resolve. The MTU is
- * the route's, or the device's if that is smaller.
+ * device is its own next hop: it has no neighbour to resolve.
  */
 static struct ft_nh *ft_learn_nh(struct ft_net *fn, struct sk_buff *skb,
 				 struct net_device *out, enum ft_fam fam)
 {
-	unsigned int mtu = min(dst_mtu(skb_dst(skb)), out->mtu);
+	unsigned int mtu = ft_route_mtu(skb_dst(skb));
 	struct neighbour *n;
 	union ft_addr nh;
 
@@ -199,8 +198,9 @@ static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
 	if (netif_is_l3_master(out) || netif_is_l3_slave(out) ||
 	    netif_is_l3_master(in) || netif_is_l3_slave(in))
 		return FT_STAT_NOLEARN_VRF;
-	if (ft_dev_kind(out) == FT_DEV_NONE || !netif_running(out) ||
-	    rcu_access_pointer(out->rx_handler))
+	/* The route's device is the one route.c checks against. */
+	if (dst->dev != out || ft_dev_kind(out) == FT_DEV_NONE ||
+	    !netif_running(out) || rcu_access_pointer(out->rx_handler))
 		return FT_STAT_NOLEARN_EGRESS_DEV;
 	return 0;
 }

@@ -267,7 +267,7 @@ static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
 		   (RTF_REJECT | RTF_LOCAL | RTF_ANYCAST)) {
 		return false;
 	}
-	if (min(dst_mtu(dst), dst->dev->mtu) != flow->nh->mtu)
+	if (ft_route_mtu(dst) != flow->nh->mtu)
 		return false;
 	/* A layer-3 device is the whole next hop: the same device. */
 	if (!flow->nh->neigh)
