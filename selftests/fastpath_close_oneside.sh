@@ -40,9 +40,14 @@ for fam in 4 6; do
 	fast0=$(fp_num "$(fp_dev_bytes "$cdev" "$fam")")
 	torn0=$(fp_stat torn_down)
 	# The client sends 6 bytes and keeps its side open (socat -u never
-	# reads the socket, so it does not close when the server does).
-	(printf 'hello\n'; sleep 60) | ip netns exec "$NS_CLIENT" \
-		socat -u - "TCP$fam:$(fp_sockaddr "$(fp_server_ip "$fam")" "$port")" >/dev/null 2>&1 &
+	# reads the socket, so it does not close when the server does). Its
+	# input is a FIFO that a sleep the test can kill holds open.
+	must mkfifo "$FP_TMP/cli$fam"
+	{ printf 'hello\n'; exec sleep 60; } >"$FP_TMP/cli$fam" &
+	cli_hold=$!
+	defer fp_kill "$cli_hold"
+	ip netns exec "$NS_CLIENT" socat -u "OPEN:$FP_TMP/cli$fam,rdonly" \
+		"TCP$fam:$(fp_sockaddr "$(fp_server_ip "$fam")" "$port")" >/dev/null 2>&1 &
 	cli=$!
 	defer fp_kill "$cli"
 	if busywait 10000 grep -qs hello "$out"; then
@@ -68,6 +73,7 @@ for fam in 4 6; do
 	check_ge "$desc: torn_down counts the client's direction" \
 		"$(fp_stat torn_down)" $((torn0 + 1))
 	fp_kill "$cli"
+	fp_kill "$cli_hold"
 	fp_kill "$FP_SRV"
 done
 
