@@ -347,6 +347,21 @@ static inline bool ft_flow_live(const struct ft_flow *flow)
 	       !test_bit(FT_FLOW_DEAD, &flow->flags);
 }
 
+/*
+ * May a TCP connection in conntrack state @state have directions cached?
+ * Established, and half-closed once conntrack saw the first FIN
+ * acknowledged (CLOSE_WAIT): there, only the other side's FIN or a RST
+ * changes the state again, and the fast path never forwards those. In
+ * FIN_WAIT the ACK of that FIN is itself the change, so it is not.
+ */
+static inline bool ft_tcp_cacheable(const struct nf_conn *ct)
+{
+	u8 state = READ_ONCE(ct->proto.tcp.state);
+
+	return state == TCP_CONNTRACK_ESTABLISHED ||
+	       state == TCP_CONNTRACK_CLOSE_WAIT;
+}
+
 /* Header fields forwarding leaves alone, but for the TTL's decrement. */
 struct ft_hdr_fields {
 	u32 fixed;		/* IPv4 ID and fragment offset, IPv6 flow label */

@@ -51,7 +51,7 @@ static enum ft_stat ft_ct_refusal(const struct nf_conn *ct,
 		 */
 		if (!test_bit(IPS_ASSURED_BIT, &ct->status))
 			return FT_STAT_NUM;
-		if (READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED) {
+		if (!ft_tcp_cacheable(ct)) {
 			*closing = true;
 			return FT_STAT_NUM;
 		}

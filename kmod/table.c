@@ -547,8 +547,7 @@ static enum ft_stat ft_gc_check(struct ft_net *fn, struct ft_flow *flow)
 	if (READ_ONCE(flow->nh->dead) || !ft_flow_ingress_enabled(fn, flow))
 		return FT_STAT_INVALIDATED;
 	/* The slow path saw a close the fast path did not. */
-	if (nf_ct_protonum(ct) == IPPROTO_TCP &&
-	    READ_ONCE(ct->proto.tcp.state) != TCP_CONNTRACK_ESTABLISHED)
+	if (nf_ct_protonum(ct) == IPPROTO_TCP && !ft_tcp_cacheable(ct))
 		return FT_STAT_TORN_DOWN;
 
 	last = READ_ONCE(flow->last_active);

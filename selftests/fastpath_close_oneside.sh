@@ -11,6 +11,9 @@
 # server half-closes (FIN). The client's kernel acknowledges the FIN. That
 # ACK must reach conntrack, which then shows CLOSE_WAIT; had the fast path
 # carried it, conntrack would stay in FIN_WAIT until the client closes.
+# (In CLOSE_WAIT the client's direction may be cached again.) Then the
+# client closes: conntrack must see its FIN and the server's ACK, and end
+# in TIME_WAIT with nothing of the connection cached.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
 . "$(dirname "$0")/lib_stale.sh"
@@ -69,9 +72,18 @@ for fam in 4 6; do
 			"state and timeout: $ST_CT" "conntrack -L: $(st_ct "$fam" tcp "$port")" \
 			"ftctl -j stats: $(fp_stats)"
 	fi
-	check_eq "$desc: nothing of the connection is cached" 0 "$(st_flows_of "$port")"
 	check_ge "$desc: torn_down counts the client's direction" \
 		"$(fp_stat torn_down)" $((torn0 + 1))
+
+	# The client's input ends: it closes its side.
+	fp_kill "$cli_hold"
+	if busywait 5000 ct_state_is "$fam" "$port" TIME_WAIT; then
+		pass "$desc: conntrack saw the client's close ($ST_CT)"
+	else
+		fail "$desc: conntrack saw the client's close (TIME_WAIT)" \
+			"state and timeout: $ST_CT" "ftctl -j stats: $(fp_stats)"
+	fi
+	check_eq "$desc: nothing of the connection is cached" 0 "$(st_flows_of "$port")"
 	fp_kill "$cli"
 	fp_kill "$cli_hold"
 	fp_kill "$FP_SRV"
