@@ -18,11 +18,20 @@
 # Steps, as there:
 #  - plain routing, no PMTU discovery (and IPv6, which is not in the
 #    kernel's test);
+#  - DSCP set by a netdev ingress chain, a netdev egress chain and the
+#    forward chain, without and with PMTU discovery. The ends must see
+#    what the full stack gives them: every packet with the DSCP set. (The
+#    kernel's test expects some packets without it in the forward-chain
+#    case: the flowtable skips that rule.) A kernel without netdev egress
+#    hooks (5.10) skips that case;
 #  - masquerade and DNAT, without and with PMTU discovery;
 #  - router 1's client side as a bridge, then a VLAN device in the bridge;
 #  - an ESP tunnel between the routers. fasttrack does not offload IPsec
 #    (see the README); the flowtable does. Here the transfer must arrive
 #    intact, through the stack, and fasttrack must count the refusal.
+# Then, as the kernel's test does, all of it again with MTUs drawn at
+# random between 1280 and 65535 (from FP_SEED); FT_KNF_MTUS="O L R" runs
+# one pass with the originator's, link's and responder's MTUs given.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
 
@@ -32,14 +41,22 @@ dmesg_mark
 setup_ns NS1 NS2 NSR1 NSR2
 NS_ROUTER=$NSR1
 PORT=12345
+# shellcheck disable=SC2086 # three numbers
+set -- ${FT_KNF_MTUS:-9000 1500 2000}
+OMTU=$1 LMTU=$2 RMTU=$3
+# The second pass names its checks by its MTUs.
+T=
+[ -z "$FT_KNF_MTUS" ] || T="mtu $OMTU/$LMTU/$RMTU: "
 
 must ip link add veth0 netns "$NSR1" type veth peer name eth0 netns "$NS1"
 must ip link add veth1 netns "$NSR1" type veth peer name veth0 netns "$NSR2"
 must ip link add veth1 netns "$NSR2" type veth peer name eth0 netns "$NS2"
-must ip -n "$NSR1" link set veth0 mtu 9000
-must ip -n "$NS1" link set eth0 mtu 9000
-must ip -n "$NSR2" link set veth1 mtu 2000
-must ip -n "$NS2" link set eth0 mtu 2000
+must ip -n "$NSR1" link set veth0 mtu "$OMTU"
+must ip -n "$NS1" link set eth0 mtu "$OMTU"
+must ip -n "$NSR1" link set veth1 mtu "$LMTU"
+must ip -n "$NSR2" link set veth0 mtu "$LMTU"
+must ip -n "$NSR2" link set veth1 mtu "$RMTU"
+must ip -n "$NS2" link set eth0 mtu "$RMTU"
 
 addr "$NSR1" veth0 198.18.1.1/24 2001:db8:1::1/64
 addr "$NSR1" veth1 198.18.10.1/24 2001:db8:10::1/64
@@ -79,6 +96,18 @@ EOF
 # what a wire would, and a fast path that ignored the MTU would show.
 must ip netns exec "$NSR1" ethtool -K veth1 tso off gso off
 link_drops() { ip -n "$NSR1" -s -j link show veth1 | jq '.[0].stats64.tx.dropped'; }
+# ns2 counts the TCP packets that arrive, by DSCP.
+must ip netns exec "$NS2" nft -f - <<EOF
+table inet filter {
+	counter ip4dscp0 { }
+	counter ip4dscp3 { }
+	chain input {
+		type filter hook input priority 0; policy accept;
+		ip dscp cs3 meta l4proto tcp counter name ip4dscp3
+		ip dscp 0 meta l4proto tcp counter name ip4dscp0
+	}
+}
+EOF
 fp_enable veth0
 fp_enable veth1
 must busywait 10000 ping_ok "$NS1" 198.18.2.99
@@ -96,7 +125,7 @@ routed() { fp_nft_counters "$NSR1" "inet filter" "routed_$1"; }
 # ns2's server on PORT; both copies must arrive intact, and router 1 must
 # have fragmented or refused (PMTU) what the link cannot carry.
 xfer() {
-	local desc="$1" fam="$2" out1="$FP_TMP/ns1out" out2="$FP_TMP/ns2out" srv drops0
+	local desc="$T$1" fam="$2" out1="$FP_TMP/ns1out" out2="$FP_TMP/ns2out" srv drops0
 	rm -f "$out1" "$out2"
 	drops0=$(link_drops)
 	ip netns exec "$NS2" socat -t 30 "TCP$fam-LISTEN:$PORT,reuseaddr" \
@@ -114,20 +143,35 @@ xfer() {
 		"$drops0" "$(link_drops)"
 }
 
+# stats_flat: fasttrack's global counters, "name value" a line.
+stats_flat() {
+	fp_stats | jq -r 'paths(scalars) as $p | "\($p | map(tostring) | join(".")) \(getpath($p))"'
+}
+
+# stats_moved BEFORE: from stats_flat on stdin, the counters that moved
+# since BEFORE (stats_flat's output), "name +delta".
+stats_moved() {
+	printf '%s\n' "$1" >"$FP_TMP/stats0"
+	awk 'NR == FNR { b[$1] = $2; next }
+		$2 != b[$1] { printf "%s%s +%d", sep, $1, $2 - b[$1]; sep = ", " }' "$FP_TMP/stats0" -
+}
+
 # xfer_counted DESC DST DPORT: xfer over IPv4 with the forward chain's
 # counters reset first; most of each direction must skip it.
 xfer_counted() {
-	local fwd0
+	local fwd0 stats0 desc="$T$1"
 	must ip netns exec "$NSR1" nft reset counters table inet filter >/dev/null
 	fwd0=$(fp_num "$(fp_stat forwarded.bytes)")
+	stats0=$(stats_flat)
 	xfer "$1" 4 "$2" "$3"
-	log_info "$1: forward chain $(routed orig) B client to server," \
-		"$(routed repl) B back; fast path $(($(fp_num "$(fp_stat forwarded.bytes)") - fwd0)) B"
-	check_le "$1: the forward chain saw at most the file, client to server" \
+	log_info "$desc: forward chain $(routed orig) B client to server," \
+		"$(routed repl) B back; fast path $(($(fp_num "$(fp_stat forwarded.bytes)") - fwd0)) B;" \
+		"fasttrack's counters that moved: $(stats_flat | stats_moved "$stats0")"
+	check_le "$desc: the forward chain saw at most the file, client to server" \
 		"$(routed orig)" "$size"
-	check_le "$1: the forward chain saw at most a quarter, server to client" \
+	check_le "$desc: the forward chain saw at most a quarter, server to client" \
 		"$(routed repl)" $((size / 4))
-	check_ge "$1: the rest took the fast path" \
+	check_ge "$desc: the rest took the fast path" \
 		$(($(routed orig) + $(routed repl) + $(fp_num "$(fp_stat forwarded.bytes)") - fwd0)) \
 		$((2 * size))
 }
@@ -135,6 +179,36 @@ xfer_counted() {
 # 1. Plain routing: router 1 fragments what is too big for the link.
 xfer "routing, no PMTU discovery" 4 198.18.2.99 "$PORT"
 xfer "routing, IPv6" 6 2001:db8:2::99 "$PORT"
+
+dscp_count() { fp_num "$(fp_nft_packets "$NS2" "inet filter" "ip4dscp$1")"; }
+
+# dscp_xfer DESC FAMILY HOOK: xfer with a chain of FAMILY in router 1 that
+# sets DSCP cs3 at HOOK ("ingress device veth0", "forward"); every packet
+# ns2 gets must carry it, as through the full stack.
+dscp_xfer() {
+	local desc="$T$1" out
+	if ! out=$(ip netns exec "$NSR1" nft add table "$2" dscpmangle 2>&1 &&
+		ip netns exec "$NSR1" nft add chain "$2" dscpmangle mangle \
+			"{ type filter hook $3 priority -10; }" 2>&1); then
+		ip netns exec "$NSR1" nft delete table "$2" dscpmangle 2>/dev/null
+		log_info "$desc: skipped, this kernel cannot: $out"
+		return
+	fi
+	must ip netns exec "$NSR1" nft add rule "$2" dscpmangle mangle ip dscp set cs3
+	must ip netns exec "$NS2" nft reset counters table inet filter >/dev/null
+	xfer "$1" 4 198.18.2.99 "$PORT"
+	check_ge "$desc: packets with DSCP cs3 reached ns2" "$(dscp_count 3)" 1
+	check_eq "$desc: no packet without it reached ns2" 0 "$(dscp_count 0)"
+	must ip netns exec "$NSR1" nft delete table "$2" dscpmangle
+}
+
+# dscp_steps HOW: DSCP cs3 set in router 1 by a netdev ingress chain on
+# veth0, a netdev egress chain on veth1, and a forward chain.
+dscp_steps() {
+	dscp_xfer "DSCP set on ingress, $1" netdev 'ingress device "veth0"'
+	dscp_xfer "DSCP set on egress, $1" netdev 'egress device "veth1"'
+	dscp_xfer "DSCP set in the forward chain, $1" inet forward
+}
 
 # 2. ns2 loses its default route: only the masqueraded address answers.
 must ip -n "$NS2" route del default via 198.18.2.1
@@ -161,6 +235,7 @@ nat_rules() {
 }
 
 nat_rules veth0
+dscp_steps "no PMTU discovery"
 xfer "masquerade" 4 198.18.2.99 "$PORT"
 xfer "dnat" 4 198.19.6.6 1666
 
@@ -168,6 +243,7 @@ xfer "dnat" 4 198.19.6.6 1666
 # the fast path carries them.
 must ip netns exec "$NS1" sysctl -qw net.ipv4.ip_no_pmtu_disc=0
 must ip netns exec "$NS2" sysctl -qw net.ipv4.ip_no_pmtu_disc=0
+dscp_steps "PMTU discovery"
 xfer_counted "masquerade, PMTU discovery" 198.18.2.99 "$PORT"
 xfer_counted "dnat, PMTU discovery" 198.19.6.6 1666
 
@@ -240,13 +316,21 @@ else
 	fwd0=$(fp_num "$(fp_stat forwarded.bytes)")
 	must ip netns exec "$NSR1" nft reset counters table inet filter >/dev/null
 	xfer "ipsec tunnel" 4 198.18.2.99 "$PORT"
-	check_ge "ipsec tunnel: fasttrack refused the connection (not_learned.xfrm)" \
+	check_ge "${T}ipsec tunnel: fasttrack refused the connection (not_learned.xfrm)" \
 		"$(fp_num "$(fp_stat not_learned.xfrm)")" $((xfrm0 + 1))
-	check_eq "ipsec tunnel: nothing of it took the fast path" "$fwd0" \
+	check_eq "${T}ipsec tunnel: nothing of it took the fast path" "$fwd0" \
 		"$(fp_num "$(fp_stat forwarded.bytes)")"
-	check_ge "ipsec tunnel: the forward chain saw the whole file, client to server" \
+	check_ge "${T}ipsec tunnel: the forward chain saw the whole file, client to server" \
 		"$(routed orig)" "$size"
 fi
 
-check_dmesg_clean "no kernel splat"
+check_dmesg_clean "${T}no kernel splat"
+
+if [ -z "$FT_KNF_MTUS" ]; then
+	fp_rand o 1280 65535
+	fp_rand l 1280 65535
+	fp_rand r 1280 65535
+	log_info "again with random MTUs: FT_KNF_MTUS=\"$o $l $r\""
+	FT_KNF_MTUS="$o $l $r" FP_SEED=$FP_SEED "$0" || ret=$KSFT_FAIL
+fi
 fp_exit
