@@ -348,7 +348,7 @@ static inline bool ft_flow_live(const struct ft_flow *flow)
 }
 
 /*
- * May a TCP connection in conntrack state @state have directions cached?
+ * May the TCP connection @ct have directions cached, in its state?
  * Established, and half-closed once conntrack saw the first FIN
  * acknowledged (CLOSE_WAIT): there, only the other side's FIN or a RST
  * changes the state again, and the fast path never forwards those. In

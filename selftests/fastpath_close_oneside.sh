@@ -27,13 +27,6 @@ nft_forward_ruleset "$NS_ROUTER"
 fp_enable "$ROUTER_CLIENT_DEV"
 cdev=$ROUTER_CLIENT_DEV
 
-# ct_state_is FAMILY PORT STATE: conntrack's entry is in STATE. ST_CT is
-# "STATE TIMEOUT".
-ct_state_is() {
-	ST_CT=$(st_ct_tcp_state "$1" "$2")
-	[ "${ST_CT%% *}" = "$3" ]
-}
-
 for fam in 4 6; do
 	desc="IPv$fam server half-close"
 	fp_port port
@@ -65,7 +58,7 @@ for fam in 4 6; do
 		"$(st_ct_tcp_state "$fam" "$port" | cut -d' ' -f1)"
 
 	fp_kill "$FP_HOLD"
-	if busywait 5000 ct_state_is "$fam" "$port" CLOSE_WAIT; then
+	if busywait 5000 st_ct_state_is "$fam" "$port" CLOSE_WAIT; then
 		pass "$desc: conntrack saw the client's ACK of the FIN ($ST_CT)"
 	else
 		fail "$desc: conntrack saw the client's ACK of the FIN (CLOSE_WAIT)" \
@@ -77,7 +70,7 @@ for fam in 4 6; do
 
 	# The client's input ends: it closes its side.
 	fp_kill "$cli_hold"
-	if busywait 5000 ct_state_is "$fam" "$port" TIME_WAIT; then
+	if busywait 5000 st_ct_state_is "$fam" "$port" TIME_WAIT; then
 		pass "$desc: conntrack saw the client's close ($ST_CT)"
 	else
 		fail "$desc: conntrack saw the client's close (TIME_WAIT)" \

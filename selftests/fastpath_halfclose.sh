@@ -20,12 +20,6 @@ fp_init
 fp_setup_stick
 topo_wait
 
-# sdelta FAMILY: fast-path bytes received on the server-side device
-# between fp_begin and fp_end.
-sdelta() { if [ "$1" = 4 ]; then echo "$FPD_SV4"; else echo "$FPD_SV6"; fi; }
-
-ct_state_is() { [ "$(st_ct_tcp_state "$1" "$2" | cut -d' ' -f1)" = "$3" ]; }
-
 for fam in 4 6; do
 	desc="IPv$fam, the client half-closes first"
 	fp_rand size 2097152 4194304
@@ -47,12 +41,12 @@ for fam in 4 6; do
 		"TCP$fam:$(fp_sockaddr "$(fp_server_ip "$fam")" "$port")"
 	fp_end
 	fp_check_same "$desc: data intact (sha256)" "$file" "$out"
-	fp_check_offload "$desc: server to client" "$size" "$FPD_S2C" "$(sdelta "$fam")"
-	if busywait 5000 ct_state_is "$fam" "$port" TIME_WAIT; then
+	fp_check_offload "$desc: server to client" "$size" "$FPD_S2C" "$(fp_sdelta "$fam")"
+	if busywait 5000 st_ct_state_is "$fam" "$port" TIME_WAIT; then
 		pass "$desc: conntrack: TIME_WAIT after the close"
 	else
 		fail "$desc: conntrack: TIME_WAIT after the close" \
-			"state and timeout: $(st_ct_tcp_state "$fam" "$port")" \
+			"state and timeout: $ST_CT" \
 			"ftctl -j stats: $(fp_stats)"
 	fi
 	check_eq "$desc: nothing of the connection is cached" 0 "$(st_flows_of "$port")"

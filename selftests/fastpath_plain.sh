@@ -24,7 +24,7 @@ for fam in 4 6; do
 	fp_begin
 	fp_tcp_fetch "IPv$fam TCP download" "$fam" "$file"
 	fp_end
-	if [ "$fam" = 4 ]; then fast=$FPD_SV4; else fast=$FPD_SV6; fi
+	fast=$(fp_sdelta "$fam")
 	fp_check_offload "IPv$fam TCP download" "$size" "$FPD_S2C" "$fast"
 
 	fp_rand size 1048576 2097152

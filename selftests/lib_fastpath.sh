@@ -215,6 +215,9 @@ fp_end() {
 # between fp_begin and fp_end.
 fp_cdelta() { if [ "$1" = 4 ]; then echo "$FPD_CV4"; else echo "$FPD_CV6"; fi; }
 
+# fp_sdelta FAMILY: the same on the server-side device.
+fp_sdelta() { if [ "$1" = 4 ]; then echo "$FPD_SV4"; else echo "$FPD_SV6"; fi; }
+
 # fp_stat FIELD...: global counters of "ftctl -j stats" in the router
 # (fp_jget paths: flows, punted.ttl, forwarded.bytes).
 fp_stat() {

@@ -392,7 +392,7 @@ l3_transfers() {
 	fp_begin
 	fp_tcp_fetch "$name TCP download through $dev" "$fam" "$file"
 	fp_end
-	if [ "$fam" = 4 ]; then fast=$FPD_SV4; else fast=$FPD_SV6; fi
+	fast=$(fp_sdelta "$fam")
 	fp_check_offload "$name TCP download through $dev" "$size" "$FPD_S2C" "$fast"
 	l3_check_dev_counts "$name TCP download" "$dev" rx "$tp" "$tb" "$(l3_max "$size" "$fast")"
 	rm -f "$file" "$file".rx*

@@ -251,6 +251,13 @@ st_ct_tcp_state() {
 	st_ct "$1" tcp "$2" | awk '$1 == "tcp" { print $4, $3; f = 1; exit } END { if (!f) print "gone 0" }'
 }
 
+# st_ct_state_is FAMILY PORT STATE: conntrack's TCP entry to PORT is in
+# STATE. ST_CT is "STATE TIMEOUT".
+st_ct_state_is() {
+	ST_CT=$(st_ct_tcp_state "$1" "$2")
+	[ "${ST_CT%% *}" = "$3" ]
+}
+
 # st_ct_timeout_max STATE: the longest timeout conntrack gives a TCP entry
 # in STATE (nf_conntrack_tcp_timeout_*, in the router), in seconds.
 st_ct_timeout_max() {
