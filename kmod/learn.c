@@ -227,6 +227,28 @@ static void ft_learn_closing(struct ft_net *fn, struct nf_conn *ct,
 }
 
 /*
+ * Whether @skb, a TCP segment of @fam, carries data; false when unsure.
+ * skb->len rather than the IP length fields, which a BIG TCP packet
+ * leaves at 0.
+ */
+static bool ft_tcp_has_payload(const struct sk_buff *skb, enum ft_fam fam)
+{
+	const struct tcphdr *th;
+	struct tcphdr buf;
+	unsigned int l4;
+
+	if (fam == FT_FAM_V4) {
+		l4 = skb_network_offset(skb) + ip_hdrlen(skb);
+	} else {
+		if (ipv6_hdr(skb)->nexthdr != IPPROTO_TCP)
+			return false;
+		l4 = skb_network_offset(skb) + sizeof(struct ipv6hdr);
+	}
+	th = skb_header_pointer(skb, l4, sizeof(buf), &buf);
+	return th && skb->len > l4 + th->doff * 4;
+}
+
+/*
  * Cache the direction of @skb's connection. Everything that can refuse
  * does so before anything is allocated or referenced, so that the packets
  * of a connection that is not learned (table full, already cached) cost
@@ -266,6 +288,14 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		return;
 	/* A SYN, FIN or RST on an established connection: not yet. */
 	if (rx && !rx->learnable)
+		return;
+	/* A half-closed connection is worth caching for the data its open
+	 * side still sends, not for a bare ACK just before the last FIN,
+	 * which would tear the entry down at once.
+	 */
+	if (nf_ct_protonum(ct) == IPPROTO_TCP &&
+	    READ_ONCE(ct->proto.tcp.state) == TCP_CONNTRACK_CLOSE_WAIT &&
+	    !ft_tcp_has_payload(skb, fam))
 		return;
 	if (!refusal)
 		refusal = ft_route_refusal(skb, fd->dev, out);
