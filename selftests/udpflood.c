@@ -5,7 +5,7 @@
  * build it static.
  *
  *   udpflood [-6] -s SRC -d DST -p SPORT -P DPORT -n COUNT [-r]
- *            [-b BATCH] [-l LEN] [-w USEC]
+ *            [-b BATCH] [-l LEN] [-w USEC] [-c CYCLES]
  *
  * Sends COUNT datagrams from SRC to DST through a raw socket with the IP
  * header included, so that no socket per port is needed: from source ports
@@ -17,6 +17,8 @@
  *   -b BATCH  datagrams per sendmmsg() call (64)
  *   -l LEN    UDP payload bytes (16)
  *   -w USEC   pause after each batch (0), to pace a slow receiver
+ *   -c CYCLES send the range CYCLES times (1); 0: until SIGTERM or SIGINT,
+ *             to keep known connections busy in the background
  *
  * Prints "udpflood: sent N datagrams in T ms" and exits 0; exits 1 on an
  * error, 2 on a bad command line. A port range that would pass 65535 is a
@@ -31,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,14 +54,22 @@
 struct opts {
 	bool v6, reply;
 	const char *src, *dst;
-	unsigned long sport, dport, count, batch, len, wait_us;
+	unsigned long sport, dport, count, batch, len, wait_us, cycles;
 };
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: udpflood [-6] -s SRC -d DST -p SPORT -P DPORT -n COUNT [-r]\n"
-		"                [-b BATCH] [-l LEN] [-w USEC]\n");
+		"                [-b BATCH] [-l LEN] [-w USEC] [-c CYCLES]\n");
 	exit(2);
 }
 
@@ -121,7 +132,9 @@ int main(int argc, char **argv)
 	static uint8_t pkts[MAX_BATCH][PKT_MAX];
 	static struct mmsghdr msgs[MAX_BATCH];
 	static struct iovec iovs[MAX_BATCH];
-	struct opts o = { .batch = 64, .len = 16 };
+	struct opts o = { .batch = 64, .len = 16, .cycles = 1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	unsigned long total;
 	struct sockaddr_storage to = { 0 };
 	uint8_t src[16], dst[16];
 	unsigned long sent = 0;
@@ -129,7 +142,7 @@ int main(int argc, char **argv)
 	int opt, fd, one = 1;
 	socklen_t tolen;
 
-	while ((opt = getopt(argc, argv, "6s:d:p:P:n:rb:l:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "6s:d:p:P:n:rb:l:w:c:")) != -1) {
 		switch (opt) {
 		case '6': o.v6 = true; break;
 		case 's': o.src = optarg; break;
@@ -141,6 +154,7 @@ int main(int argc, char **argv)
 		case 'b': o.batch = number(optarg, 1, MAX_BATCH); break;
 		case 'l': o.len = number(optarg, 0, MAX_PAYLOAD); break;
 		case 'w': o.wait_us = number(optarg, 0, 1000000); break;
+		case 'c': o.cycles = number(optarg, 0, 1000000); break;
 		default: usage();
 		}
 	}
@@ -177,15 +191,21 @@ int main(int argc, char **argv)
 		tolen = sizeof(*sin);
 	}
 
+	/* No SA_RESTART: a signal ends a sleep or a send, and the loop. */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	total = o.cycles ? o.count * o.cycles : (unsigned long)-1;
 	start = now_ms();
-	while (sent < o.count) {
-		unsigned long n = o.count - sent, i;
+	while (sent < total && !stop) {
+		unsigned long n = total - sent, i;
 		int done = 0, ret;
 
 		if (n > o.batch)
 			n = o.batch;
+		if (n > o.count - sent % o.count)
+			n = o.count - sent % o.count;
 		for (i = 0; i < n; i++) {
-			unsigned long k = sent + i;
+			unsigned long k = sent % o.count + i;
 			uint16_t sport = (uint16_t)(o.reply ? o.sport : o.sport + k);
 			uint16_t dport = (uint16_t)(o.reply ? o.dport + k : o.dport);
 
@@ -201,6 +221,8 @@ int main(int argc, char **argv)
 			ret = sendmmsg(fd, msgs + done, (unsigned int)(n - done), 0);
 			if (ret < 0) {
 				/* A full queue somewhere: wait a little. */
+				if (errno == EINTR && stop)
+					break;
 				if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
 					usleep(1000);
 					continue;
@@ -210,8 +232,8 @@ int main(int argc, char **argv)
 			}
 			done += ret;
 		}
-		sent += n;
-		if (o.wait_us)
+		sent += (unsigned long)done;
+		if (o.wait_us && !stop)
 			usleep((useconds_t)o.wait_us);
 	}
 	printf("udpflood: sent %lu datagrams in %lld ms\n", sent, now_ms() - start);
