@@ -17,7 +17,6 @@
 #include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
-#include <linux/rhashtable.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
@@ -241,6 +240,24 @@ struct ft_flow_acct {
 	atomic64_t bytes;
 };
 
+/* A link in a chain of the flow table, which is singly linked. */
+struct ft_hnode {
+	struct ft_hnode __rcu *next;
+};
+
+/*
+ * The flows by key (flowhash.c). Lookups read @cur only; writers and
+ * resizes hold @lock, with BH off.
+ */
+struct ft_harray;
+struct ft_htable {
+	struct ft_harray __rcu *cur;
+	spinlock_t lock ____cacheline_aligned_in_smp;
+	unsigned int nelems;		/* under @lock */
+	bool dying;			/* under @lock: no more resizes */
+	struct work_struct resize_work;
+};
+
 /*
  * One cached direction of a connection. What the fast path reads comes
  * first, then what it writes; the lookup's hash node and key come last, so
@@ -264,7 +281,7 @@ struct ft_flow {
 	u32 created;		/* jiffies, 32 bits: the age wraps (dumps) */
 
 	struct ft_flow_acct acct;
-	struct rhash_head node;
+	struct ft_hnode node;	/* in ft_net.flows: flowhash.c */
 	struct ft_key key;	/* last: ft_key_len(key.fam) bytes of it */
 };
 
@@ -400,7 +417,7 @@ struct ft_net {
 
 	/* Read per packet: keep apart from control state. */
 	atomic_t gen[FT_GEN_NUM] ____cacheline_aligned_in_smp;
-	struct rhashtable flows;
+	struct ft_htable flows;
 	struct ft_stats_pcpu __percpu *stats;
 	struct ft_config cfg;
 
@@ -503,6 +520,15 @@ void ft_reap_init(struct ft_net *fn);
 void ft_reap_exit(struct ft_net *fn);
 void ft_flow_reap(struct ft_net *fn, struct ft_flow *flow);
 
+/* flowhash.c */
+int ft_flow_hash_init(struct ft_net *fn);
+void ft_flow_hash_exit(struct ft_net *fn);
+int ft_flow_hash_insert(struct ft_net *fn, struct ft_flow *flow);
+void ft_flow_hash_remove(struct ft_net *fn, struct ft_flow *flow);
+struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);
+unsigned int ft_flow_hash_buckets(struct ft_net *fn);
+bool ft_key_same(const struct ft_key *a, const struct ft_key *b);
+
 /* table.c */
 int ft_table_init(struct ft_net *fn);
 void ft_table_exit(struct ft_net *fn);
@@ -511,14 +537,12 @@ void ft_table_cache_exit(void);
 struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta);
 void ft_flow_destroy(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
-struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key);
 void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 		      enum ft_stat reason);
 void ft_key_from_tuple(struct ft_key *key,
 		       const struct nf_conntrack_tuple *t);
 void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
 			 const struct ft_key *free, enum ft_stat reason);
-bool ft_key_same(const struct ft_key *a, const struct ft_key *b);
 void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
 
 /*

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flow table: an RCU hash table per netns, keyed on the tuple of one
- * direction as it arrives, over its family's length. Readers (the fast
- * path) take no lock. Entries are unlinked by ft_flow_teardown() and freed
- * by reap.c after a grace period, when no reader can still hold them. An
- * xarray numbers the flows (lowest free id), for walks that must see each
- * flow once: dumps, flushes and the GC, a delayed work that refreshes conntrack
- * timeouts, and removes idle entries and entries whose connection is gone.
+ * The flow table: an RCU hash table per netns (flowhash.c), keyed on the
+ * tuple of one direction as it arrives, over its family's length. Readers
+ * (the fast path) take no lock. Entries are unlinked by ft_flow_teardown()
+ * and freed by reap.c after a grace period, when no reader can still hold
+ * them. An xarray numbers the flows (lowest free id), for walks that must
+ * see each flow once: dumps, flushes and the GC, a delayed work that
+ * refreshes conntrack timeouts, and removes idle entries and entries whose
+ * connection is gone.
  * The GC visits a slice of the table per run, so that its cost per second
  * stays bounded however many flows there are: small tables are swept every
  * run, big ones over FT_GC_SWEEP.
  */
-#include <linux/jhash.h>
 #include <linux/slab.h>
 #include <net/dst.h>
 #include <net/neighbour.h>
@@ -28,64 +28,6 @@
 
 /* Per family, with or without a rewrite, with or without an ft_meta. */
 static struct kmem_cache *ft_flow_caches[FT_FAM_NUM][2][2];
-
-/*
- * Hash and compare the family's length of a key. Each length is spelled
- * as a constant, so that the compiler unrolls jhash2() and compares in
- * line: the per-packet lookup then pays for neither a loop nor a call.
- */
-static u32 ft_key_hash(const void *data, u32 len, u32 seed)
-{
-	const struct ft_key *k = data;
-
-	if (k->fam == FT_FAM_V4)
-		return jhash2(data, FT_KEY_LEN_V4 / sizeof(u32), seed);
-	return jhash2(data, FT_KEY_LEN_V6 / sizeof(u32), seed);
-}
-
-static u32 ft_flow_hash(const void *data, u32 len, u32 seed)
-{
-	const struct ft_flow *flow = data;
-
-	return ft_key_hash(&flow->key, len, seed);
-}
-
-/* Whether the first @len bytes of two keys match, in u32 words. */
-static __always_inline bool ft_key_equal(const struct ft_key *a,
-					 const struct ft_key *b,
-					 unsigned int len)
-{
-	const u32 *x = (const u32 *)a, *y = (const u32 *)b;
-	u32 diff = 0;
-	unsigned int i;
-
-	for (i = 0; i < len / sizeof(u32); i++)
-		diff |= x[i] ^ y[i];
-	return !diff;
-}
-
-/* The family first: an IPv4 flow ends after its own key's length. */
-static int ft_flow_cmp(struct rhashtable_compare_arg *arg, const void *obj)
-{
-	const struct ft_flow *flow = obj;
-	const struct ft_key *k = arg->key;
-
-	if (flow->key.fam != k->fam)
-		return 1;
-	if (k->fam == FT_FAM_V4)
-		return !ft_key_equal(&flow->key, k, FT_KEY_LEN_V4);
-	return !ft_key_equal(&flow->key, k, FT_KEY_LEN_V6);
-}
-
-static const struct rhashtable_params ft_flow_params = {
-	.head_offset		= offsetof(struct ft_flow, node),
-	.key_offset		= offsetof(struct ft_flow, key),
-	.key_len		= sizeof(struct ft_key),
-	.hashfn			= ft_key_hash,
-	.obj_hashfn		= ft_flow_hash,
-	.obj_cmpfn		= ft_flow_cmp,
-	.automatic_shrinking	= true,
-};
 
 static const char *const ft_flow_cache_names[FT_FAM_NUM][2][2] = {
 	[FT_FAM_V4] = { { "ft_flow", "ft_flow_meta" },
@@ -178,11 +120,6 @@ void ft_key_from_tuple(struct ft_key *key, const struct nf_conntrack_tuple *t)
 	key->l4proto = t->dst.protonum;
 }
 
-struct ft_flow *ft_flow_lookup(struct ft_net *fn, const struct ft_key *key)
-{
-	return rhashtable_lookup(&fn->flows, key, ft_flow_params);
-}
-
 /*
  * Publish a fully set up flow, which holds its references. The caller
  * checked that the table has room and that the tuple is free, so this
@@ -207,9 +144,7 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 			  GFP_ATOMIC);
 	if (err < 0)
 		goto err_full;
-	/* By key: the _fast variant is for tables without obj_hashfn. */
-	err = rhashtable_lookup_insert_key(&fn->flows, &flow->key, &flow->node,
-					   ft_flow_params);
+	err = ft_flow_hash_insert(fn, flow);
 	if (err)
 		goto err_hash;
 	/* From here on teardowns and walks may act on it. */
@@ -244,9 +179,7 @@ static bool ft_flow_kill(struct ft_net *fn, struct ft_flow *flow,
 	if (!test_bit(FT_FLOW_LIVE, &flow->flags) ||
 	    test_and_set_bit(FT_FLOW_DEAD, &flow->flags))
 		return false;
-	if (WARN_ON_ONCE(rhashtable_remove_fast(&fn->flows, &flow->node,
-						ft_flow_params)))
-		return false;
+	ft_flow_hash_remove(fn, flow);
 	atomic_dec(&fn->nflows);
 	ft_nl_flow_event(fn, flow, reason);
 	ft_flow_reap(fn, flow);
@@ -291,16 +224,6 @@ static void ft_ct_fixup(struct nf_conn *ct)
 	ct->proto.tcp.seen[0].td_maxwin = 0;
 	ct->proto.tcp.seen[1].td_maxwin = 0;
 	spin_unlock_bh(&ct->lock);
-}
-
-/* Whether two keys are the same tuple. */
-bool ft_key_same(const struct ft_key *a, const struct ft_key *b)
-{
-	if (a->fam != b->fam)
-		return false;
-	if (a->fam == FT_FAM_V4)
-		return ft_key_equal(a, b, FT_KEY_LEN_V4);
-	return ft_key_equal(a, b, FT_KEY_LEN_V6);
 }
 
 /*
@@ -586,7 +509,7 @@ int ft_table_init(struct ft_net *fn)
 {
 	int err;
 
-	err = rhashtable_init(&fn->flows, &ft_flow_params);
+	err = ft_flow_hash_init(fn);
 	if (err)
 		return err;
 	xa_init_flags(&fn->flow_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
@@ -610,5 +533,5 @@ void ft_table_exit(struct ft_net *fn)
 	WARN_ON_ONCE(atomic_read(&fn->nflows));
 	WARN_ON_ONCE(!xa_empty(&fn->flow_ids));
 	xa_destroy(&fn->flow_ids);
-	rhashtable_destroy(&fn->flows);
+	ft_flow_hash_exit(fn);
 }

@@ -7,6 +7,9 @@
  * for flow ID in the writer's netns, as if the fast path had forwarded it
  * in one go, so that a test can check that conntrack's counters take
  * amounts no rate reachable under emulation produces (above 2^32 bytes).
+ *
+ * debugfs fasttrack/buckets: reading gives the number of buckets of the
+ * reader's netns' flow table, so that a test sees it grow and shrink.
  */
 #include <linux/debugfs.h>
 #include <linux/nsproxy.h>
@@ -52,11 +55,31 @@ static const struct file_operations ft_acct_add_fops = {
 	.llseek	= noop_llseek,
 };
 
+static ssize_t ft_buckets_read(struct file *file, char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct ft_net *fn = ft_net(current->nsproxy->net_ns);
+	char buf[16];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%u\n", ft_flow_hash_buckets(fn));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations ft_buckets_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= ft_buckets_read,
+	.llseek	= default_llseek,
+};
+
 int ft_testhooks_init(void)
 {
 	ft_debugfs = debugfs_create_dir("fasttrack", NULL);
 	debugfs_create_file("acct_add", 0200, ft_debugfs, NULL,
 			    &ft_acct_add_fops);
+	debugfs_create_file("buckets", 0400, ft_debugfs, NULL,
+			    &ft_buckets_fops);
 	pr_warn("built with test hooks (FT_TEST_HOOKS): not for production\n");
 	return 0;
 }
