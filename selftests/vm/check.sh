@@ -22,9 +22,10 @@
 # Each invocation works in its own $FT_OUT (under $CACHE/out/, removed at
 # the end), so concurrent runs in one tree do not collide.
 # Every kernel also gets a short second boot with two vCPUs for the tests
-# in SMP_TESTS that are selected (module_load: load/unload; and
-# fastpath_acct_exact, whose two-CPU part skips on one vCPU); SMP=0 leaves
-# it out.
+# in SMP_TESTS that are selected (module_load: load/unload;
+# fastpath_acct_exact, whose two-CPU part skips on one vCPU; and
+# fastpath_table_resize, where lookups then race a resize on the other
+# CPU); SMP=0 leaves it out.
 # Environment: SMP=0 (see above);
 # FT_TIMEOUT is the limit in seconds for one boot (default 3600, times
 # FT_SLOWDOWN on arm);
@@ -92,7 +93,7 @@ kernel_tests() {
 }
 
 # The tests of the 2-vCPU boot, of those selected.
-SMP_TESTS="module_load fastpath_acct_exact"
+SMP_TESTS="module_load fastpath_acct_exact fastpath_table_resize"
 smp_tests=''
 if [ "${SMP:-1}" != 0 ]; then
 	for t in $SMP_TESTS; do
