@@ -75,12 +75,19 @@ fast_packets() {
 		fp_jget "ifname=$ROUTER_CLIENT_DEV.ipv$1.packets"
 }
 
+# fam_addrs FAMILY: six (udpflood's -6 or nothing), c and s (the client's
+# and the server's address) for FAMILY.
+fam_addrs() {
+	six='' c=$CLIENT_IP4 s=$SERVER_IP4
+	[ "$1" = 4 ] || six=-6 c=$CLIENT_IP6 s=$SERVER_IP6
+}
+
 # udp FAMILY PORT COUNT ARGS...: udpflood of FAMILY, client to server from
 # ports PORT.., or with -r the server's replies.
 udp() {
-	local fam=$1 port=$2 n=$3 six='' c=$CLIENT_IP4 s=$SERVER_IP4 out
+	local port=$2 n=$3 six c s out
+	fam_addrs "$1"
 	shift 3
-	[ "$fam" = 4 ] || six=-6 c=$CLIENT_IP6 s=$SERVER_IP6
 	case " $* " in
 	*" -r "*) set -- "$NS_SERVER" -s "$s" -d "$c" -p "$DPORT" -P "$port" "$@" ;;
 	*) set -- "$NS_CLIENT" -s "$c" -d "$s" -p "$port" -P "$DPORT" "$@" ;;
@@ -106,8 +113,7 @@ for fam in 4 6; do
 	check_eq "$desc: the busy connections are cached" $((2 * BUSY_N)) "$(nflows)"
 	ne0=$(no_entry "$fam") fast0=$(fast_packets "$fam")
 	# Paced a little, so that the floods get the CPU too.
-	c=$CLIENT_IP4 s=$SERVER_IP4 six=''
-	[ "$fam" = 4 ] || c=$CLIENT_IP6 s=$SERVER_IP6 six=-6
+	fam_addrs "$fam"
 	# shellcheck disable=SC2086 # -6 or nothing
 	ip netns exec "$NS_CLIENT" udpflood $six -s "$c" -d "$s" -p "$BUSY_PORT0" \
 		-P "$DPORT" -n "$BUSY_N" -c 0 -b 16 -w 2000 >"$T/busy.out" 2>&1 &
