@@ -37,12 +37,17 @@
  *     FASTTRACK_A_FAMILIES  u32      bit set, default: all families; 0 and
  *                                    bits outside FASTTRACK_F_IPV4 |
  *                                    FASTTRACK_F_IPV6 are rejected
- *   Errors: ENODEV no such device; EOPNOTSUPP device is not Ethernet-like;
- *           EINVAL bad family bits; EPERM not permitted.
+ *   Errors: ENODEV no such device; EOPNOTSUPP a device the fast path
+ *           cannot serve: loopback, a link-layer header other than
+ *           Ethernet, a VRF or a port of one, a bridge, bond or team port;
+ *           Ethernet-like and layer-3 devices (ppp, WireGuard, tun, IP
+ *           tunnels) are accepted; EINVAL bad family bits; EPERM not
+ *           permitted.
  *
  * FASTTRACK_CMD_DEV_DISABLE (admin)
  *   Turn the fast path off for the given families (default: all). Cached
- *   flows that entered through the device for those families are dropped.
+ *   flows of those families that enter or leave through the device are
+ *   dropped, and go back to the slow path.
  *   When no family is left, the device's hook and counters are released.
  *   Request: as FASTTRACK_CMD_DEV_ENABLE.
  *   Errors: ENODEV no such device; ENOENT device is not enabled.
@@ -161,8 +166,8 @@
  *       FASTTRACK_A_FLOW_PACKETS   u64   forwarded by the fast path
  *       FASTTRACK_A_FLOW_BYTES     u64
  *       FASTTRACK_A_FLOW_AGE_MS    u64   since it was learned
- *       FASTTRACK_A_FLOW_IDLE_MS   u64   since it last forwarded (0.5 s
- *                                        resolution)
+ *       FASTTRACK_A_FLOW_IDLE_MS   u64   since it last forwarded (one
+ *                                        jiffy's resolution)
  *       FASTTRACK_A_FLOW_REASON    u32   enum fasttrack_flow_reason, in
  *                                        FASTTRACK_CMD_FLOW_DEL events only
  *
@@ -306,7 +311,9 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_NOLEARN_LWTUNNEL, /* route with encap (lwtunnel) */
 	FASTTRACK_A_STAT_NOLEARN_VRF,	/* ingress or egress in a VRF */
 	FASTTRACK_A_STAT_NOLEARN_XFRM,	/* IPsec policy or secpath */
-	FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV, /* egress not Ethernet, or down */
+	FASTTRACK_A_STAT_NOLEARN_EGRESS_DEV, /* egress neither Ethernet-like
+					      * nor layer 3, a port, or down
+					      */
 	FASTTRACK_A_STAT_NOLEARN_NO_NEIGH, /* next hop not resolved */
 	FASTTRACK_A_STAT_NOLEARN_RACED,	/* state changed while it was routed */
 	FASTTRACK_A_STAT_ROUTE_REVALIDATED, /* kept: route looked up again */
