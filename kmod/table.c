@@ -10,7 +10,7 @@
  * connection is gone.
  * The GC visits a slice of the table per run, so that its cost per second
  * stays bounded however many flows there are: small tables are swept every
- * run, big ones over FT_GC_SWEEP.
+ * run, big ones over FT_GC_SWEEP. It runs only while there are flows.
  */
 #include <linux/slab.h>
 #include <net/dst.h>
@@ -121,6 +121,19 @@ void ft_key_from_tuple(struct ft_key *key, const struct nf_conntrack_tuple *t)
 }
 
 /*
+ * The GC runs only while the table holds flows: a netns where nothing is
+ * learned costs no wakeups. It stops when it finds the table empty, and
+ * the next insert starts it. The work is no longer pending while it runs,
+ * so an insert that races with its stop queues it again.
+ */
+static void ft_gc_kick(struct ft_net *fn)
+{
+	if (!delayed_work_pending(&fn->gc_work))
+		queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
+				   FT_GC_INTERVAL);
+}
+
+/*
  * Publish a fully set up flow, which holds its references. The caller
  * checked that the table has room and that the tuple is free, so this
  * fails only on a race; the flow is then released. Caller: BH disabled.
@@ -149,6 +162,7 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 		goto err_hash;
 	/* From here on teardowns and walks may act on it. */
 	set_bit(FT_FLOW_LIVE, &flow->flags);
+	ft_gc_kick(fn);
 
 	ft_stat_inc(fn, FT_STAT_LEARNED);
 	ft_nl_flow_event(fn, flow, 0);
@@ -501,8 +515,10 @@ static void ft_gc_work(struct work_struct *work)
 	budget = max_t(unsigned long, budget, FT_GC_MIN_BATCH);
 	if (!ft_table_walk(fn, &fn->gc_next, budget, ft_gc_flow, NULL))
 		fn->gc_next = 0;
-	queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
-			   FT_GC_INTERVAL);
+	/* An insert after this read queues the work itself: ft_gc_kick(). */
+	if (atomic_read(&fn->nflows))
+		queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
+				   FT_GC_INTERVAL);
 }
 
 int ft_table_init(struct ft_net *fn)
@@ -516,8 +532,6 @@ int ft_table_init(struct ft_net *fn)
 	atomic_set(&fn->nflows, 0);
 	ft_reap_init(fn);
 	INIT_DELAYED_WORK(&fn->gc_work, ft_gc_work);
-	queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
-			   FT_GC_INTERVAL);
 	return 0;
 }
 
