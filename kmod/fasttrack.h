@@ -669,6 +669,8 @@ void ft_nh_exit(struct ft_net *fn);
 /* route.c */
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_watch_stop(struct ft_net *fn);
+int ft_route_netevent_init(void);
+void ft_route_netevent_exit(void);
 int ft_route_memo_init(struct ft_net *fn);
 void ft_route_memo_exit(struct ft_net *fn);
 void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,

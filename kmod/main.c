@@ -101,6 +101,9 @@ static int __init ft_init(void)
 	err = register_pernet_subsys(&ft_net_ops);
 	if (err)
 		goto err_pernet;
+	err = ft_route_netevent_init();
+	if (err)
+		goto err_netevent;
 	err = ft_testhooks_init();
 	if (err)
 		goto err_testhooks;
@@ -114,6 +117,8 @@ static int __init ft_init(void)
 err_genl:
 	ft_testhooks_exit();
 err_testhooks:
+	ft_route_netevent_exit();
+err_netevent:
 	unregister_pernet_subsys(&ft_net_ops);
 err_pernet:
 	ft_table_cache_exit();
@@ -125,6 +130,7 @@ static void __exit ft_exit(void)
 {
 	ft_genl_exit();
 	ft_testhooks_exit();
+	ft_route_netevent_exit();
 	unregister_pernet_subsys(&ft_net_ops);
 	/* Flow and device release callbacks run module code. */
 	rcu_barrier();
