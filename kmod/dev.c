@@ -173,26 +173,86 @@ err_stats:
 	return ERR_PTR(err);
 }
 
-/*
- * @flush: remove the flows that enter through the device now (the user
- * disabled it). Otherwise (the device or the netns goes) no packet reaches
- * them any more, and the GC reaps them: deleting a thousand VLANs does not
- * walk the table a thousand times, nor wait a grace period each.
- */
-static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd, bool flush)
+/* Off the fast path: no hook, no index entry, not listed. */
+static void ft_dev_unhook(struct ft_net *fn, struct ft_dev *fd)
 {
 	ASSERT_RTNL();
 	xa_erase(&fn->dev_index, fd->dev->ifindex);
 	nf_unregister_net_hook(fn->net, &fd->ops);
 	list_del(&fd->list);
-	if (flush) {
-		/* A learn hook that still saw the device is done after this. */
-		synchronize_net();
-		ft_table_kill_dev(fn, fd->dev, FT_FAMILIES_ALL);
-	}
+}
+
+/* Once unhooked: free it after the readers that may still see it. */
+static void ft_dev_release(struct ft_net *fn, struct ft_dev *fd)
+{
+	ASSERT_RTNL();
 	ft_net_deactivate(fn);
 	ft_dev_put(fd);
 	call_rcu(&fd->rcu, ft_dev_free_rcu);
+}
+
+/*
+ * The device or the netns goes: no packet reaches its flows any more, and
+ * the GC reaps them, so deleting a thousand VLANs does not walk the table
+ * a thousand times, nor wait a grace period each.
+ */
+static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd)
+{
+	ft_dev_unhook(fn, fd);
+	ft_dev_release(fn, fd);
+}
+
+void ft_dev_drop_init(struct ft_dev_drop *d)
+{
+	xa_init(&d->devs);
+	INIT_LIST_HEAD(&d->gone);
+}
+
+/*
+ * Disable @families of @fd as part of @d: at once for the fast path, which
+ * reads the families per packet; its flows go at ft_dev_drop_commit().
+ * Fails, changing nothing, only if @d cannot record the device.
+ */
+int ft_dev_drop_add(struct ft_net *fn, struct ft_dev_drop *d,
+		    struct ft_dev *fd, u8 families)
+{
+	u8 left = fd->families & ~families;
+	int err;
+
+	ASSERT_RTNL();
+	err = xa_err(xa_store(&d->devs, fd->dev->ifindex,
+			      xa_mk_value(families), GFP_KERNEL));
+	if (err)
+		return err;
+	if (left) {
+		WRITE_ONCE(fd->families, left);
+		return 0;
+	}
+	ft_dev_unhook(fn, fd);
+	list_add_tail(&fd->list, &d->gone);
+	return 0;
+}
+
+/*
+ * The flows that enter or leave through the devices of @d, for the
+ * families each was disabled for, go back to the stack: after one grace
+ * period, so that no learn hook still sees the devices enabled, and in one
+ * walk of the table, however many devices there are.
+ */
+void ft_dev_drop_commit(struct ft_net *fn, struct ft_dev_drop *d)
+{
+	struct ft_dev *fd, *tmp;
+
+	ASSERT_RTNL();
+	if (!xa_empty(&d->devs)) {
+		synchronize_net();
+		ft_table_kill_devs(fn, &d->devs);
+	}
+	list_for_each_entry_safe(fd, tmp, &d->gone, list) {
+		list_del(&fd->list);
+		ft_dev_release(fn, fd);
+	}
+	xa_destroy(&d->devs);
 }
 
 int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
@@ -218,17 +278,13 @@ int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
 
 int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families)
 {
-	u8 left = fd->families & ~families;
+	struct ft_dev_drop d;
+	int err;
 
-	ASSERT_RTNL();
-	if (!left) {
-		ft_dev_destroy(fn, fd, true);
-		return 0;
-	}
-	WRITE_ONCE(fd->families, left);
-	synchronize_net();
-	ft_table_kill_dev(fn, fd->dev, families);
-	return 0;
+	ft_dev_drop_init(&d);
+	err = ft_dev_drop_add(fn, &d, fd, families);
+	ft_dev_drop_commit(fn, &d);
+	return err;
 }
 
 void ft_dev_disable_all(struct ft_net *fn)
@@ -238,7 +294,7 @@ void ft_dev_disable_all(struct ft_net *fn)
 	ASSERT_RTNL();
 	/* The netns goes: ft_table_exit() removes every flow after this. */
 	list_for_each_entry_safe(fd, tmp, &fn->devs, list)
-		ft_dev_destroy(fn, fd, false);
+		ft_dev_destroy(fn, fd);
 }
 
 /*
@@ -265,7 +321,8 @@ static void ft_dev_upper_changed(struct ft_net *fn, struct net_device *dev,
 	if (!fd)
 		return;
 	families = fd->families;
-	ft_dev_destroy(fn, fd, true);
+	if (ft_dev_disable(fn, fd, FT_FAMILIES_ALL))
+		return;
 	if (ft_dev_enable(fn, master, families, NULL))
 		pr_info("%s is a port of %s now: disabled there, and %s cannot be enabled\n",
 			dev->name, master->name, master->name);
@@ -295,7 +352,7 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UNREGISTER:
 		fd = ft_dev_find(fn, dev);
 		if (fd)
-			ft_dev_destroy(fn, fd, false);
+			ft_dev_destroy(fn, fd);
 		fallthrough;
 	case NETDEV_CHANGEUPPER:
 		/* Now a bridge or bond port: its rx_handler owns its frames,

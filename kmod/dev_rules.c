@@ -135,7 +135,8 @@ int ft_dev_rule_del(struct ft_net *fn, const struct nlattr *attr,
 	const char *pattern = nla_data(attr);
 	struct ft_dev *fd, *tmp;
 	struct ft_dev_rule *rule;
-	int err;
+	struct ft_dev_drop d;
+	int err = 0;
 
 	ASSERT_RTNL();
 	rule = ft_dev_rule_find(fn, pattern);
@@ -151,6 +152,8 @@ int ft_dev_rule_del(struct ft_net *fn, const struct nlattr *attr,
 		kfree(rule);
 	}
 
+	/* One grace period and one walk of the table for all it matches. */
+	ft_dev_drop_init(&d);
 	list_for_each_entry_safe(fd, tmp, &fn->devs, list) {
 		u8 drop;
 
@@ -160,11 +163,12 @@ int ft_dev_rule_del(struct ft_net *fn, const struct nlattr *attr,
 		       ~ft_dev_rules_families(fn, fd->dev->name);
 		if (!drop)
 			continue;
-		err = ft_dev_disable(fn, fd, drop);
+		err = ft_dev_drop_add(fn, &d, fd, drop);
 		if (err)
-			return err;
+			break;
 	}
-	return 0;
+	ft_dev_drop_commit(fn, &d);
+	return err;
 }
 
 /* A device registered, renamed or moved into the netns; RTNL held. */

@@ -594,6 +594,7 @@ struct ft_match {
 struct ft_filter {
 	int iif;
 	const struct net_device *dev;	/* ingress or egress */
+	struct xarray *devs;		/* the same, by ifindex: families */
 	u8 families;
 	struct ft_match match;
 };
@@ -601,8 +602,7 @@ struct ft_filter {
 bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow);
 void ft_table_kill(struct ft_net *fn, const struct ft_filter *f,
 		   enum ft_stat reason);
-void ft_table_kill_dev(struct ft_net *fn, const struct net_device *dev,
-		       u8 families);
+void ft_table_kill_devs(struct ft_net *fn, struct xarray *devs);
 struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id);
 
 /* dev.c */
@@ -636,6 +636,17 @@ int ft_dev_check(const struct net_device *dev, struct netlink_ext_ack *extack);
 int ft_dev_enable(struct ft_net *fn, struct net_device *dev, u8 families,
 		  struct netlink_ext_ack *extack);
 int ft_dev_disable(struct ft_net *fn, struct ft_dev *fd, u8 families);
+
+/* Devices disabled in one change (dev.c); RTNL. */
+struct ft_dev_drop {
+	struct xarray devs;	/* ifindex -> families dropped (xa value) */
+	struct list_head gone;	/* ft_devs left without a family */
+};
+
+void ft_dev_drop_init(struct ft_dev_drop *d);
+int ft_dev_drop_add(struct ft_net *fn, struct ft_dev_drop *d,
+		    struct ft_dev *fd, u8 families);
+void ft_dev_drop_commit(struct ft_net *fn, struct ft_dev_drop *d);
 void ft_dev_disable_all(struct ft_net *fn);
 int ft_dev_notifier_init(struct ft_net *fn);
 void ft_dev_notifier_exit(struct ft_net *fn);

@@ -335,13 +335,26 @@ static bool ft_match_flow(const struct ft_match *m, const struct ft_key *k)
 	return !(m->fields & FT_MATCH_DPORT) || k->dport == m->dport;
 }
 
+/* The families @devs gives the device of index @ifindex; 0 if none. */
+static u8 ft_devs_families(struct xarray *devs, int ifindex)
+{
+	void *v = xa_load(devs, ifindex);
+
+	return v ? xa_to_value(v) : 0;
+}
+
 bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow)
 {
-	if (!(f->families & ft_fam_flag(flow->key.fam)))
+	u8 fam = ft_fam_flag(flow->key.fam);
+
+	if (!(f->families & fam))
 		return false;
 	if (f->iif && flow->iif != f->iif)
 		return false;
 	if (f->dev && flow->iif != f->dev->ifindex && flow->nh->dev != f->dev)
+		return false;
+	if (f->devs && !((ft_devs_families(f->devs, flow->iif) |
+			  ft_devs_families(f->devs, flow->nh->ifindex)) & fam))
 		return false;
 	return !f->match.fields || ft_match_flow(&f->match, &flow->key);
 }
@@ -417,11 +430,13 @@ void ft_table_kill(struct ft_net *fn, const struct ft_filter *f,
 	ft_table_walk(fn, &pos, ULONG_MAX, ft_kill_one, &k);
 }
 
-/* Drop the flows that enter or leave through @dev, for @families. */
-void ft_table_kill_dev(struct ft_net *fn, const struct net_device *dev,
-		       u8 families)
+/*
+ * Drop the flows that enter or leave through the devices of @devs, each
+ * for the families it gives; one walk for all of them.
+ */
+void ft_table_kill_devs(struct ft_net *fn, struct xarray *devs)
 {
-	struct ft_filter f = { .dev = dev, .families = families };
+	struct ft_filter f = { .devs = devs, .families = FT_FAMILIES_ALL };
 
 	ft_table_kill(fn, &f, FT_STAT_INVALIDATED);
 }
