@@ -436,6 +436,7 @@ struct ft_net {
 	struct notifier_block fib_nb;	/* route watch: under lock */
 	struct notifier_block nh_nb;
 	struct socket *rules_sock;	/* ruleset watch: under lock */
+	struct socket *route_sock;	/* route_nl.c: under lock */
 
 	/* The second bump of a generation, one grace period later: gen.c */
 	spinlock_t gen_lock;
@@ -686,12 +687,18 @@ int ft_route_memo_init(struct ft_net *fn);
 void ft_route_memo_exit(struct ft_net *fn);
 void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
 			 const struct ft_route_change *c);
+void ft_route_log(struct ft_net *fn, enum ft_fam fam,
+		  const struct ft_route_change *c);
 bool ft_route_nexthop(struct dst_entry *dst, const struct sk_buff *skb,
 		      enum ft_fam fam, union ft_addr *nh);
 u32 ft_dst_cookie(struct dst_entry *dst, enum ft_fam fam);
 enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow);
 enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 			      struct sk_buff *skb, bool dst_ok);
+
+/* route_nl.c */
+int ft_route_nl_start(struct ft_net *fn, struct netlink_ext_ack *extack);
+void ft_route_nl_stop(struct ft_net *fn);
 
 /* The MTU of a flow through @dst: the route's, or its device's if smaller. */
 static inline unsigned int ft_route_mtu(const struct dst_entry *dst)

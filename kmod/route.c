@@ -8,8 +8,10 @@
  *    which every FIB, rule, nexthop, xfrm policy or forwarding change
  *    moves; IPv6 routes carry the serial number of their fib6 node, which
  *    changes below and at the node move;
- *  - the route change log: every FIB entry event logs its prefix, and
- *    rules, nexthop objects and devices log a change that covers all.
+ *  - the route change log: every FIB entry event logs its prefix (IPv4
+ *    also every rtnetlink route message, route_nl.c: the notifier leaves
+ *    some changes out), and rules, nexthop objects and devices log a
+ *    change that covers all.
  *
  * A flow whose dst check failed on changes that the log shows cannot be
  * its own (other prefixes) arms the check again and keeps forwarding. A
@@ -67,8 +69,8 @@ void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
 }
 
 /* Log a FIB entry change. Any context (IPv6 notifies under a spinlock). */
-static void ft_route_log(struct ft_net *fn, enum ft_fam fam,
-			 const struct ft_route_change *c)
+void ft_route_log(struct ft_net *fn, enum ft_fam fam,
+		  const struct ft_route_change *c)
 {
 	unsigned long flags;
 
@@ -522,11 +524,16 @@ int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 	fn->fib_nb.notifier_call = ft_fib_event;
 	err = register_fib_notifier(fn->net, &fn->fib_nb, ft_fib_dump_flush,
 				    extack);
-	if (err) {
-		fn->fib_nb.notifier_call = NULL;
-		unregister_nexthop_notifier(fn->net, &fn->nh_nb);
-		fn->nh_nb.notifier_call = NULL;
-	}
+	if (err)
+		goto err_fib;
+	err = ft_route_nl_start(fn, extack);
+	if (!err)
+		goto out;
+	unregister_fib_notifier(fn->net, &fn->fib_nb);
+err_fib:
+	fn->fib_nb.notifier_call = NULL;
+	unregister_nexthop_notifier(fn->net, &fn->nh_nb);
+	fn->nh_nb.notifier_call = NULL;
 out:
 	mutex_unlock(&fn->lock);
 	return err;
@@ -536,6 +543,7 @@ void ft_route_watch_stop(struct ft_net *fn)
 {
 	if (!fn->fib_nb.notifier_call)
 		return;
+	ft_route_nl_stop(fn);
 	unregister_fib_notifier(fn->net, &fn->fib_nb);
 	unregister_nexthop_notifier(fn->net, &fn->nh_nb);
 }

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IPv4 route changes the FIB notifier leaves out.
+ *
+ * The notifier reports a change only when it touches the first alias of a
+ * prefix, the one switch drivers offload. A TOS-0 route behind a TOS route
+ * of the same prefix changes unreported, while rt_genid moves, which
+ * route.c would take for a change of another prefix and re-arm past.
+ * rtnetlink announces every change, so a kernel socket per netns joins
+ * RTNLGRP_IPV4_ROUTE, as "ip monitor route" would, and logs the prefix of
+ * each message. Delivery is synchronous, in the sender's context: after an
+ * insertion or a replacement is visible, and just before a deletion is
+ * unlinked, which route.c's recheck covers as it does for the notifier.
+ */
+#include <linux/net.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "fasttrack.h"
+
+/* Log the prefix of one message; one that cannot be read covers all. */
+static void ft_route_nl_msg(struct ft_net *fn, const struct nlmsghdr *nlh)
+{
+	struct ft_route_change c = {};
+	const struct nlattr *dst;
+	const struct rtmsg *rtm;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE && nlh->nlmsg_type != RTM_DELROUTE)
+		return;
+	if (nlh->nlmsg_len < nlmsg_msg_size(sizeof(*rtm)))
+		goto all;
+	rtm = nlmsg_data(nlh);
+	if (rtm->rtm_family != AF_INET)
+		return;
+	c.plen = rtm->rtm_dst_len;
+	if (c.plen > 32)
+		goto all;
+	if (c.plen) {
+		dst = nlmsg_find_attr(nlh, sizeof(*rtm), RTA_DST);
+		if (!dst || nla_len(dst) < sizeof(__be32))
+			goto all;
+		c.prefix.ip = nla_get_in_addr(dst);
+	}
+	ft_route_log(fn, FT_FAM_V4, &c);
+	return;
+all:
+	ft_gen_bump(fn, BIT(FT_GEN_ROUTE4));
+}
+
+static void ft_route_nl_data_ready(struct sock *sk)
+{
+	const struct nlmsghdr *nlh;
+	struct sk_buff *skb;
+	struct ft_net *fn;
+	int rem;
+
+	rcu_read_lock();
+	fn = rcu_dereference_sk_user_data(sk);
+	while ((skb = skb_dequeue(&sk->sk_receive_queue))) {
+		rem = skb->len;
+		for (nlh = nlmsg_hdr(skb); fn && nlmsg_ok(nlh, rem);
+		     nlh = nlmsg_next(nlh, &rem))
+			ft_route_nl_msg(fn, nlh);
+		consume_skb(skb);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * A message lost to a full receive queue (which data_ready empties as it
+ * fills, so it should not happen): any prefix may have changed.
+ */
+static void ft_route_nl_error(struct sock *sk)
+{
+	struct ft_net *fn;
+
+	rcu_read_lock();
+	fn = rcu_dereference_sk_user_data(sk);
+	if (fn)
+		ft_gen_bump(fn, BIT(FT_GEN_ROUTE4));
+	rcu_read_unlock();
+}
+
+/* Under ft_net.lock, from ft_route_watch_start(). */
+int ft_route_nl_start(struct ft_net *fn, struct netlink_ext_ack *extack)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1U << (RTNLGRP_IPV4_ROUTE - 1),
+	};
+	struct socket *sock;
+	struct sock *sk;
+	int err;
+
+	lockdep_assert_held(&fn->lock);
+	err = sock_create_kern(fn->net, PF_NETLINK, SOCK_RAW, NETLINK_ROUTE,
+			       &sock);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "cannot open an rtnetlink socket to watch IPv4 routes");
+		return err;
+	}
+	sk = sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	rcu_assign_sk_user_data(sk, fn);
+	sk->sk_data_ready = ft_route_nl_data_ready;
+	sk->sk_error_report = ft_route_nl_error;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	err = kernel_bind(sock, (void *)&addr, sizeof(addr));
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "cannot join the IPv4 route multicast group to watch routes");
+		sock_release(sock);
+		return err;
+	}
+	fn->route_sock = sock;
+	return 0;
+}
+
+void ft_route_nl_stop(struct ft_net *fn)
+{
+	struct socket *sock = fn->route_sock;
+
+	if (!sock)
+		return;
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	rcu_assign_sk_user_data(sock->sk, NULL);
+	write_unlock_bh(&sock->sk->sk_callback_lock);
+	/* A callback that still saw @fn is done after this. */
+	synchronize_rcu();
+	sock_release(sock);
+	fn->route_sock = NULL;
+}
