@@ -354,28 +354,37 @@ static const void *ft_flow_route_dst(const struct ft_flow *flow)
  * The routing generation moved past @flow, or its dst check failed
  * (@dst_ok false): keep it if its route still holds, and return 0; else
  * why it is stale. Per packet, BH off.
+ *
+ * A logged change covers the flow when it covers the address its packets
+ * go to, or the one they come from: the input route checks the path back
+ * to the source (rp_filter) and may route by it (source routes, rules).
  */
 enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 			      struct sk_buff *skb, bool dst_ok)
 {
 	const struct net *net = dev_net(skb->dev);
+	u32 from = READ_ONCE(flow->route_seq);
+	enum ft_fam fam = flow->key.fam;
 	bool ruleset, same;
-	u32 head;
+	u32 head, head2;
 
-	if (ft_route_log_covers(fn, READ_ONCE(flow->route_seq),
-				flow->key.fam, ft_flow_route_dst(flow), &head,
+	if (ft_route_log_covers(fn, from, fam, ft_flow_route_dst(flow), &head,
+				&ruleset) ||
+	    ft_route_log_covers(fn, from, fam, ft_key_src(&flow->key), &head2,
 				&ruleset)) {
 		if (ruleset)
 			return FT_STAT_RULESET_CHANGED;
 		same = ft_route_relookup(fn, flow, skb, head, true);
-	} else if (!dst_ok && (test_bit(FT_FLOW_RECHECK, &flow->flags) ||
+	} else if (!dst_ok && (head == from ||
+			       test_bit(FT_FLOW_RECHECK, &flow->flags) ||
 			       ft_xfrm_active(net) ||
 			       !ft_dst_rearm(flow, net))) {
 		/*
-		 * Unlogged changes move the generations too: IPsec policies
-		 * (no flow is re-armed while they exist) and changes of the
-		 * flow's own that were not visible yet when it last looked
-		 * up (RECHECK).
+		 * Unlogged changes move the generations too: sysctls the
+		 * input route reads, IPsec policies (no flow is re-armed
+		 * while they exist), and changes of the flow's own that
+		 * were not visible yet when it last looked up (RECHECK). A
+		 * failed check with nothing logged since is one of those.
 		 */
 		same = ft_route_relookup(fn, flow, skb, head, false);
 	} else {

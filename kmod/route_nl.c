@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IPv4 route changes the FIB notifier leaves out.
+ * IPv4 route changes the FIB notifier leaves out, and the settings of
+ * the input route that no notifier reports.
  *
  * The notifier reports a change only when it touches the first alias of a
  * prefix, the one switch drivers offload. A TOS-0 route behind a TOS route
@@ -11,14 +12,38 @@
  * each message. Delivery is synchronous, in the sender's context: after an
  * insertion or a replacement is visible, and just before a deletion is
  * unlinked, which route.c's recheck covers as it does for the notifier.
+ * The same socket joins RTNLGRP_IPV4_NETCONF: turning rp_filter on sends
+ * only such a message.
  */
 #include <linux/net.h>
+#include <linux/netconf.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 
 #include "fasttrack.h"
+
+/*
+ * A device's IPv4 settings changed: those the input route reads per
+ * packet (rp_filter, ignore_routes_with_linkdown) move no generation, so
+ * every IPv4 flow looks its route up again. The forwarding switch the fast
+ * path reads itself.
+ */
+static void ft_route_nl_netconf(struct ft_net *fn, const struct nlmsghdr *nlh)
+{
+	const struct netconfmsg *ncm;
+
+	if (nlh->nlmsg_len < nlmsg_msg_size(sizeof(*ncm)))
+		return;
+	ncm = nlmsg_data(nlh);
+	if (ncm->ncm_family != AF_INET)
+		return;
+	if (nlmsg_find_attr(nlh, sizeof(*ncm), NETCONFA_RP_FILTER) ||
+	    nlmsg_find_attr(nlh, sizeof(*ncm),
+			    NETCONFA_IGNORE_ROUTES_WITH_LINKDOWN))
+		ft_route_log(fn, FT_FAM_V4, NULL);
+}
 
 /* Log the prefix of one message; one that cannot be read covers all. */
 static void ft_route_nl_msg(struct ft_net *fn, const struct nlmsghdr *nlh)
@@ -27,6 +52,10 @@ static void ft_route_nl_msg(struct ft_net *fn, const struct nlmsghdr *nlh)
 	const struct nlattr *dst;
 	const struct rtmsg *rtm;
 
+	if (nlh->nlmsg_type == RTM_NEWNETCONF) {
+		ft_route_nl_netconf(fn, nlh);
+		return;
+	}
 	if (nlh->nlmsg_type != RTM_NEWROUTE && nlh->nlmsg_type != RTM_DELROUTE)
 		return;
 	if (nlh->nlmsg_len < nlmsg_msg_size(sizeof(*rtm)))
@@ -88,7 +117,8 @@ int ft_route_nl_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 {
 	struct sockaddr_nl addr = {
 		.nl_family = AF_NETLINK,
-		.nl_groups = 1U << (RTNLGRP_IPV4_ROUTE - 1),
+		.nl_groups = 1U << (RTNLGRP_IPV4_ROUTE - 1) |
+			     1U << (RTNLGRP_IPV4_NETCONF - 1),
 	};
 	struct socket *sock;
 	struct sock *sk;
