@@ -484,6 +484,7 @@ void ft_dev_punts_read(const struct ft_dev *fd, enum ft_fam fam,
 void ft_gen_init(struct ft_net *fn);
 void ft_gen_exit(struct ft_net *fn);
 void ft_gen_bump(struct ft_net *fn, unsigned long kinds);
+void ft_gen_bump_once(struct ft_net *fn, unsigned long kinds);
 
 static inline void ft_gens_read(struct ft_net *fn, struct ft_gens *g)
 {

@@ -17,7 +17,8 @@
  * is repeated one RCU grace period later: a packet that could still see the
  * old state has been learned or checked by then, under the number of the
  * first bump, which the second one moves on. (FIB entries are not repeated:
- * route.c says why.)
+ * route.c says why; nor are ruleset commits and sysctls, which are live
+ * before they are announced: ft_gen_bump_once().)
  */
 #include "fasttrack.h"
 
@@ -62,6 +63,26 @@ static void ft_gen_rcu(struct rcu_head *head)
 	fn->gen_armed = fn->gen_waiting && !fn->gen_stopped;
 	if (fn->gen_armed)
 		call_rcu(&fn->gen_rcu, ft_gen_rcu);
+	spin_unlock_irqrestore(&fn->gen_lock, flags);
+}
+
+/*
+ * Bump @kinds for a change that is live before it is announced: an
+ * nftables commit switches to its new generation before it sends the
+ * messages rules.c hears, and a sysctl is written before its netevent. A
+ * packet that reads the new number then sees the change, and one that read
+ * the old number is not learned (ft_gens_stale()): one bump is enough, and
+ * a flow goes back through the stack once per change, not twice. Any
+ * context.
+ */
+void ft_gen_bump_once(struct ft_net *fn, unsigned long kinds)
+{
+	unsigned long flags;
+
+	/* As in ft_gen_bump(). */
+	smp_mb();
+	spin_lock_irqsave(&fn->gen_lock, flags);
+	ft_gen_inc(fn, kinds);
 	spin_unlock_irqrestore(&fn->gen_lock, flags);
 }
 

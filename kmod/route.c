@@ -485,10 +485,10 @@ static int ft_netevent(struct notifier_block *nb, unsigned long event,
 {
 	switch (event) {
 	case NETEVENT_IPV4_MPATH_HASH_UPDATE:
-		ft_gen_bump(ft_net(ptr), BIT(FT_GEN_ROUTE4));
+		ft_gen_bump_once(ft_net(ptr), BIT(FT_GEN_ROUTE4));
 		break;
 	case NETEVENT_IPV6_MPATH_HASH_UPDATE:
-		ft_gen_bump(ft_net(ptr), BIT(FT_GEN_ROUTE6));
+		ft_gen_bump_once(ft_net(ptr), BIT(FT_GEN_ROUTE6));
 		break;
 	}
 	return NOTIFY_DONE;
