@@ -319,14 +319,51 @@ static bool ft_dev_xmit_hooked(struct net_device *dev)
 }
 
 /*
+ * Could anything on the way out through @dev read an skb's conntrack
+ * entry? What is attached to it (ft_dev_xmit_hooked()), or to the real
+ * device a VLAN hands the skb to. The entry costs an atomic on its shared
+ * refcount per packet, so it is given only where it may be read. Not
+ * looked through: stacked devices other than VLANs (bond, bridge,
+ * macvlan), and a tunnel's ICMP error for a too-big packet, which undoes
+ * SNAT with it (icmp_ndo_send()).
+ */
+static bool ft_ct_readers(struct net_device *dev)
+{
+	while (!ft_dev_xmit_hooked(dev)) {
+		if (!is_vlan_dev(dev))
+			return false;
+		dev = vlan_dev_priv(dev)->real_dev;
+	}
+	return true;
+}
+
+/*
+ * Give @skb the conntrack entry of @flow, as the stack's forwarded skb
+ * carries it through egress (tc ct_state, nft ct in egress chains), if
+ * anything on the way out through @dev may read it. The flow holds the
+ * entry; the skb takes its own reference.
+ */
+static void ft_xmit_ct(struct sk_buff *skb, const struct ft_flow *flow,
+		       struct net_device *dev)
+{
+	if (skb_nfct(skb) || !ft_ct_readers(dev))
+		return;
+	nf_conntrack_get(&flow->ct->ct_general);
+	nf_ct_set(skb, flow->ct, ft_flow_dir(flow) == IP_CT_DIR_REPLY ?
+		  IP_CT_ESTABLISHED_REPLY : IP_CT_ESTABLISHED);
+}
+
+/*
  * Send a frame of a VLAN device straight to its real device, with the tag
  * in the skb, and count it as the VLAN device would. Only when that is
  * provably all the VLAN device's transmit path would do: nothing attached
  * to it (ft_dev_xmit_hooked()), no priority to PCP mapping, and a real
  * device that is not a VLAN itself. The real device's own qdisc, hooks and
- * taps apply, since the frame goes through dev_queue_xmit() there.
+ * taps apply, since the frame goes through dev_queue_xmit() there, and
+ * they see the dst and conntrack entry the VLAN device would pass on.
  */
-static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
+static bool ft_xmit_vlan_direct(struct sk_buff *skb, const struct ft_flow *flow,
+				struct net_device *out)
 {
 	struct vlan_dev_priv *vlan = vlan_dev_priv(out);
 	struct vlan_pcpu_stats *stats;
@@ -339,6 +376,7 @@ static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
 
 	__vlan_hwaccel_put_tag(skb, vlan->vlan_proto, vlan->vlan_id);
 	skb->dev = vlan->real_dev;
+	ft_xmit_ct(skb, flow, vlan->real_dev);
 	ret = dev_queue_xmit(skb);
 
 	stats = this_cpu_ptr(vlan->vlan_pcpu_stats);
@@ -351,7 +389,15 @@ static bool ft_xmit_vlan_direct(struct sk_buff *skb, struct net_device *out)
 
 /*
  * Send @skb as the stack's neighbour output would: a frame to the
- * neighbour's address, or the bare packet on a layer-3 device.
+ * neighbour's address, or the bare packet on a layer-3 device. Either way
+ * with the flow's route, without a reference, as the stack's skb carries
+ * its input route (the flowtable's skb_dst_set_noref() too): a tunnel
+ * without a remote address (NBMA: ipip, 6rd, ISATAP) finds its outer
+ * destination through it, a tunnel that meets a smaller path MTU records
+ * it there and needs it to send the ICMP error, and egress hooks see it.
+ * The flow holds the dst until a grace period after it lets go, and
+ * __dev_queue_xmit() drops it or takes a reference, so it never outlives
+ * this RCU section unreferenced.
  */
 static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 {
@@ -379,8 +425,10 @@ static void ft_xmit(struct sk_buff *skb, const struct ft_flow *flow)
 			skb->priority = m->priority;
 	}
 	skb_clear_tstamp(skb);
-	if (is_vlan_dev(out) && ft_xmit_vlan_direct(skb, out))
+	skb_dst_set_noref(skb, READ_ONCE(flow->dst));
+	if (is_vlan_dev(out) && ft_xmit_vlan_direct(skb, flow, out))
 		return;
+	ft_xmit_ct(skb, flow, out);
 	/* Through the device, so its qdisc, VLAN tag and counters apply. */
 	dev_queue_xmit(skb);
 }

@@ -614,7 +614,9 @@ struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id);
  * point-to-point tunnels) builds no link-layer header: dev_hard_header()
  * adds nothing without header_ops->create (WireGuard and ip_tunnel devices
  * have header_ops to parse the protocol only). It gets the bare packet,
- * which its own transmit encapsulates, and no neighbour is resolved for it.
+ * which its own transmit encapsulates, and no neighbour is resolved for it:
+ * a tunnel without a remote address takes its outer destination from the
+ * route the packet carries (ft_xmit()).
  */
 enum ft_dev_kind {
 	FT_DEV_NONE,		/* loopback, another link-layer header */

@@ -257,8 +257,8 @@ static struct dst_entry *ft_route_input(struct sk_buff *skb, enum ft_fam fam)
 static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
 			  const struct sk_buff *skb)
 {
+	union ft_addr nh = {}, was = {};
 	enum ft_fam fam = flow->key.fam;
-	union ft_addr nh = {};
 
 	if (dst->error || dst->dev != flow->nh->dev || dst->lwtstate ||
 	    dst_xfrm(dst))
@@ -272,12 +272,15 @@ static bool ft_route_same(const struct ft_flow *flow, struct dst_entry *dst,
 	}
 	if (ft_route_mtu(dst) != flow->nh->mtu)
 		return false;
-	/* A layer-3 device is the whole next hop: the same device. */
-	if (!flow->nh->neigh)
-		return true;
-	if (!ft_route_nexthop(dst, skb, fam, &nh))
+	/*
+	 * The same next hop as the flow's route, on any device: a layer-3
+	 * one without a remote address (NBMA tunnel) sends to the gateway
+	 * its route names, not to a neighbour.
+	 */
+	if (!ft_route_nexthop(dst, skb, fam, &nh) ||
+	    !ft_route_nexthop(READ_ONCE(flow->dst), skb, fam, &was))
 		return false;
-	return !memcmp(flow->nh->neigh->primary_key, &nh, ft_addr_len(fam));
+	return !memcmp(&was, &nh, ft_addr_len(fam));
 }
 
 /*

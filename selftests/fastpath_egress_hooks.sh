@@ -11,11 +11,17 @@
 #   tc     a clsact egress flower filter on the connection, with a counter
 #   tap    an AF_PACKET capture (tcpdump -i vlan2222), and one on the trunk
 #          (tcpdump -i trunk0, VLAN 2222), which the fast path reaches anyway
+#   ct     clsact egress flower filters on conntrack state: one drops what
+#          is not tracked (ct_state -trk), one counts the connection as
+#          tracked and established (+trk+est): the stack's skb carries its
+#          conntrack entry through egress, and so must the fast path's
+#   ctreal the same on the trunk (VLAN 2222), where the fast path sends the
+#          VLAN's frames itself while nothing is attached to vlan2222
 # For each, a file goes from the client to the server, the fast path
 # offloads it (device counters), and the hook counts at least 99% of the
 # packets of the connection that the server received (counted by the
-# server's kernel). vlan2222's tx packet counter (ip -s link) grows by at
-# least as many.
+# server's kernel); the ct filters drop none. vlan2222's tx packet counter
+# (ip -s link) grows by at least as many.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
 . "$(dirname "$0")/lib_hooks.sh"
@@ -82,16 +88,44 @@ cap_count() {
 	tcpdump -r "$FP_TMP/$1.pcap" -nn "$2" 2>/dev/null | wc -l | tr -d ' '
 }
 
-# tc_pkts: the packets the one egress filter on $sdev counted.
+# tc_pkts [DEV [PRIO]]: the packets the (first) egress filter on DEV
+# (default $sdev) of priority PRIO counted.
 tc_pkts() {
-	ip netns exec "$NS_ROUTER" tc -s filter show dev "$sdev" egress |
+	ip netns exec "$NS_ROUTER" tc -s filter show dev "${1:-$sdev}" egress ${2:+prio "$2"} |
 		awk '$1 == "Sent" { print $4; exit }'
+}
+
+# ct_filters DEV MATCH...: on DEV's egress, prio 1 drops the TCP packets
+# (of MATCH: flower words) that carry no conntrack entry, prio 2 counts
+# the connection's packets that carry it, established.
+ct_filters() {
+	local dev="$1"
+	shift
+	must ip netns exec "$NS_ROUTER" tc qdisc add dev "$dev" clsact
+	must ip netns exec "$NS_ROUTER" tc filter add dev "$dev" egress prio 1 "$@" \
+		ip_proto tcp ct_state -trk action drop
+	must ip netns exec "$NS_ROUTER" tc filter add dev "$dev" egress prio 2 "$@" \
+		ip_proto tcp src_ip "$cip" dst_port "$port" ct_state +trk+est action pass
+}
+
+# ct_check DESC DEV: the ct filters on DEV dropped nothing and counted the
+# connection; then they go.
+ct_check() {
+	local drop n
+	drop=$(fp_num "$(tc_pkts "$2" 1)")
+	n=$(fp_num "$(tc_pkts "$2" 2)")
+	log_info "$1: the server received $srv packets; the filters on $2 dropped $drop untracked, counted $n established"
+	check_eq "$1: the ct_state -trk filter dropped nothing" 0 "$drop"
+	hk_pct_ge "$1: the ct_state +trk+est filter counts >= $MIN_PCT% of them" "$n" "$srv" "$MIN_PCT"
+	must ip netns exec "$NS_ROUTER" tc qdisc del dev "$2" clsact
 }
 
 for fam in 4 6; do
 	cip=$(hk_client_ip "$fam")
-	for hook in nft tc tap; do
+	if [ "$fam" = 4 ]; then proto=ip; else proto=ipv6; fi
+	for hook in nft tc tap ct ctreal; do
 		d="IPv$fam, $hook on $sdev egress"
+		[ "$hook" != ctreal ] || d="IPv$fam, ct on $tdev egress (VLAN 2222)"
 		if [ "$hook" = nft ] && [ -z "$nft_egress" ]; then
 			log_info "$d: skipped (no nft egress hook on this kernel)"
 			continue
@@ -113,11 +147,15 @@ for fam in 4 6; do
 			EOF
 			;;
 		tc)
-			if [ "$fam" = 4 ]; then proto=ip; else proto=ipv6; fi
 			must ip netns exec "$NS_ROUTER" tc qdisc add dev "$sdev" clsact
 			must ip netns exec "$NS_ROUTER" tc filter add dev "$sdev" egress \
 				protocol "$proto" prio 1 flower ip_proto tcp src_ip "$cip" \
 				dst_port "$port" action pass
+			;;
+		ct) ct_filters "$sdev" protocol "$proto" flower ;;
+		ctreal)
+			ct_filters "$tdev" protocol 802.1q flower vlan_id 2222 \
+				vlan_ethtype "$proto"
 			;;
 		tap)
 			cap_start "vlan$fam" "$sdev"
@@ -150,6 +188,8 @@ for fam in 4 6; do
 			hk_pct_ge "$d: the tc egress filter counts >= $MIN_PCT% of them" "$n" "$srv" "$MIN_PCT"
 			must ip netns exec "$NS_ROUTER" tc qdisc del dev "$sdev" clsact
 			;;
+		ct) ct_check "$d" "$sdev" ;;
+		ctreal) ct_check "$d" "$tdev" ;;
 		tap)
 			must ping_ok "$NS_CLIENT" "$(fp_server_ip "$fam")"
 			cap_stop "vlan$fam" "$vpid" "$d, capture on $sdev"

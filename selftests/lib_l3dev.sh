@@ -156,6 +156,44 @@ l3_setup_ip6tnl() {
 	l3_tunnel_pair tnl1 "$ROUTER_WAN_IP6" "$PEER_WAN_IP6" type ip6tnl mode any hoplimit 64
 }
 
+# l3_nbma_tunnel DEV TYPE...: the tunnel DEV ("ip link add DEV TYPE...")
+# in the router and the peer, each local to its own underlay address and
+# without a remote address (NBMA): the outer destination of a packet is
+# the gateway of its route, which the tunnel takes from the packet's dst.
+# No addresses inside; the routes are the caller's.
+l3_nbma_tunnel() {
+	local dev="$1"
+	shift
+	must ip -n "$NS_ROUTER" link add "$dev" "$@" local "$ROUTER_WAN_IP4"
+	must ip -n "$NS_PEER" link add "$dev" "$@" local "$PEER_WAN_IP4"
+	must ip -n "$NS_ROUTER" link set "$dev" up
+	must ip -n "$NS_PEER" link set "$dev" up
+}
+
+# l3_setup_ipip_nbma: an IPIP tunnel t4 without a remote address ("mode
+# ipip" without "remote") over the IPv4 underlay, carrying IPv4: the
+# server's prefix routed onlink via the peer's underlay address, the
+# LAN's back via the router's. After l3_underlay_addr.
+l3_setup_ipip_nbma() {
+	l3_modules ipip
+	l3_nbma_tunnel t4 type ipip ttl 64
+	ROUTER_SERVER_DEV=t4 PEER_DEV=t4
+	must ip -n "$NS_ROUTER" route add "$SERVER_NET4" via "$PEER_WAN_IP4" dev t4 onlink
+	must ip -n "$NS_PEER" route add "$CLIENT_NET4" via "$ROUTER_WAN_IP4" dev t4 onlink
+}
+
+# l3_setup_sit_nbma: a SIT tunnel s6 without a remote address, as 6rd and
+# ISATAP run it, carrying IPv6: routed via the IPv4-compatible address of
+# the other end (::198.18.222.2), as a 6rd CE routes to its border relay.
+# After l3_underlay_addr.
+l3_setup_sit_nbma() {
+	l3_modules sit
+	l3_nbma_tunnel s6 type sit ttl 64
+	ROUTER_SERVER_DEV=s6 PEER_DEV=s6
+	must ip -n "$NS_ROUTER" -6 route add "$SERVER_NET6" via "::$PEER_WAN_IP4" dev s6 onlink
+	must ip -n "$NS_PEER" -6 route add "$CLIENT_NET6" via "::$ROUTER_WAN_IP4" dev s6 onlink
+}
+
 # l3_setup_wireguard: a WireGuard tunnel wg0 over the IPv4 underlay (UDP
 # 51820 both ways), carrying IPv4 and IPv6.
 l3_setup_wireguard() {
