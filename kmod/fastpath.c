@@ -9,6 +9,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <net/checksum.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
@@ -413,6 +414,34 @@ static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
 }
 
 /*
+ * Is @skb too big for @flow's route? Its MTU is the route's, or its egress
+ * device's (ft_route_mtu()), read now: IPv4's dev->mtu, or IPv6's own,
+ * which ip6_forward() raises to IPV6_MIN_MTU, so that a packet that fits
+ * in that reads nothing.
+ */
+static bool ft_flow_too_big(const struct sk_buff *skb,
+			    const struct ft_flow *flow)
+{
+	const struct ft_nh *nh = flow->nh;
+	unsigned int mtu = nh->mtu;
+	struct inet6_dev *idev;
+
+	if (mtu) {
+		/* the route's */
+	} else if (flow->key.fam == FT_FAM_V4) {
+		mtu = min_t(unsigned int, READ_ONCE(nh->dev->mtu), IP_MAX_MTU);
+	} else {
+		if (skb->len <= IPV6_MIN_MTU)
+			return false;
+		idev = __in6_dev_get(nh->dev);
+		mtu = max_t(unsigned int, idev ? READ_ONCE(idev->cnf.mtu6) : 0,
+			    IPV6_MIN_MTU);
+	}
+	return skb->len > mtu &&
+	       !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, mtu));
+}
+
+/*
  * Is the state @flow was learned under still there? Its conntrack entry,
  * the ruleset, its route (route.c) and its next hop; if not, both
  * directions go back to the stack and the reason is counted.
@@ -520,9 +549,7 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_NOT_WRITABLE, &pkt,
 				      FT_RX_CACHED, NULL);
-	if (skb->len > flow->nh->mtu &&
-	    !(skb_is_gso(skb) &&
-	      skb_gso_validate_network_len(skb, flow->nh->mtu)))
+	if (ft_flow_too_big(skb, flow))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_MTU, &pkt,
 				      FT_RX_CACHED, NULL);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->nh->dev)))

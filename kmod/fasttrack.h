@@ -32,6 +32,7 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/ip6_route.h>
 
 #include "compat.h"
 #include "parse.h"
@@ -346,7 +347,7 @@ struct ft_nh {
 	netdevice_tracker dev_tracker;
 #endif
 	struct ft_net *fn;
-	unsigned int mtu;		/* of the route too: its flows' */
+	unsigned int mtu;		/* ft_route_mtu(): 0, the device's */
 	int ifindex;			/* of @dev, for dumps: */
 	u16 vlan_id;			/* they may outlive @dev */
 	refcount_t ref;			/* flows, and a pending release */
@@ -680,10 +681,26 @@ enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow);
 enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 			      struct sk_buff *skb, bool dst_ok);
 
-/* The MTU of a flow through @dst: the route's, or its device's if smaller. */
+/*
+ * The MTU of a flow through @dst, as ip_forward() and ip6_forward() find
+ * it (ip_dst_mtu_maybe_forward(dst, true) and its IPv6 twin, at least
+ * IPV6_MIN_MTU), if the route fixes it; 0 if it is the egress device's,
+ * which the fast path reads per packet (ft_flow_too_big()) as the stack
+ * does: IPv6's (net.ipv6.conf.DEV.mtu, a router advertisement's) changes
+ * without any event. Any other change moves the route or the device.
+ */
 static inline unsigned int ft_route_mtu(const struct dst_entry *dst)
 {
-	return min(dst_mtu(dst), dst->dev->mtu);
+	unsigned int mtu;
+
+	if (dst->ops->family == AF_INET) {
+		mtu = ip_dst_mtu_maybe_forward(dst, true);
+		return mtu == READ_ONCE(dst->dev->mtu) ? 0 : mtu;
+	}
+	/* ip6_dst_mtu_maybe_forward(): a locked route MTU, or the device's */
+	if (!dst_metric_locked(dst, RTAX_MTU) || !dst_metric_raw(dst, RTAX_MTU))
+		return 0;
+	return max_t(unsigned int, ft_ip6_dst_mtu_forward(dst), IPV6_MIN_MTU);
 }
 
 /*
