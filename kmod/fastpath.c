@@ -401,14 +401,21 @@ static enum ft_parse_result ft_parse_skb(struct sk_buff *skb, enum ft_fam fam,
  * Would the stack forward what arrives on @dev at all? Both families read
  * the switch per packet (ip_route_input_slow(), ip6_forward()), and so do
  * we: a flow whose route is re-armed past an IPv4 generation change would
- * not see the change of the switch otherwise.
+ * not see the change of the switch otherwise. Both drop what arrives on a
+ * device without the family's configuration, and ipv6_rcv() what arrives
+ * where net.ipv6.conf.DEV.disable_ipv6 is set, which changes no route a
+ * flow from @dev depends on.
  */
 static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
 {
 	struct in_device *in_dev;
+	struct inet6_dev *idev;
 
-	if (fam == FT_FAM_V6)
-		return READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+	if (fam == FT_FAM_V6) {
+		idev = __in6_dev_get(dev);
+		return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
+		       READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+	}
 	in_dev = __in_dev_get_rcu(dev);
 	return in_dev && IN_DEV_FORWARD(in_dev);
 }
