@@ -15,6 +15,7 @@
 #include <net/inet_ecn.h>
 #include <net/dst.h>
 #include <net/neighbour.h>
+#include <net/route.h>
 #include <net/sch_generic.h>
 
 #include "fasttrack.h"
@@ -224,12 +225,18 @@ static void ft_nat(struct sk_buff *skb, const struct ft_flow *flow,
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
-/* What forwarding changes in every packet; a plain flow checks no NAT. */
+/*
+ * What forwarding changes in every packet; a plain flow checks no NAT.
+ * ip_forward() sets the priority from the TOS as it is after prerouting:
+ * as the packet entered, unless prerouting rewrote it (learn.c).
+ */
 static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 {
 	struct iphdr *iph = ip_hdr(skb);
 	unsigned int nat = ft_flow_nat(flow);
 
+	if (test_bit(FT_FLOW_PRIO_TOS, &flow->flags))
+		skb->priority = rt_tos2priority(iph->tos);
 	ip_decrease_ttl(iph);
 	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
 		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
@@ -449,6 +456,21 @@ static bool ft_flow_too_big(const struct sk_buff *skb,
 }
 
 /*
+ * A flow that rewrites the DSCP and takes the priority from the TOS was
+ * learned where the TOS before the rewrite and the one after it gave the
+ * same priority (FT_FLOW_PRIO_EITHER): which of them ip_forward() sees
+ * depends on whether prerouting rewrites it, which the learn could not
+ * tell. A packet whose TOS gives another one needs the stack to tell.
+ */
+static bool ft_flow_prio_holds(const struct ft_flow *flow,
+			       const struct sk_buff *skb)
+{
+	return !test_bit(FT_FLOW_PRIO_EITHER, &flow->flags) ||
+	       rt_tos2priority(ip_hdr(skb)->tos) ==
+	       rt_tos2priority(ft_flow_meta(flow)->dscp);
+}
+
+/*
  * Is the state @flow was learned under still there? Its conntrack entry,
  * the ruleset, its route (route.c) and its next hop; if not, both
  * directions go back to the stack and the reason is counted.
@@ -486,6 +508,10 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 	}
 	if (unlikely(!ft_neigh_usable(flow->nh->neigh))) {
 		reason = FT_STAT_NEIGH_CHANGED;
+		goto stale;
+	}
+	if (unlikely(!ft_flow_prio_holds(flow, skb))) {
+		reason = FT_STAT_INVALIDATED;
 		goto stale;
 	}
 	return true;

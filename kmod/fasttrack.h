@@ -217,6 +217,8 @@ enum ft_flow_bits {
 	FT_FLOW_NO_XFRM,	/* validated while no IPsec policy existed */
 	FT_FLOW_CT_ACCT,	/* its conntrack entry has accounting */
 	FT_FLOW_REPLY,		/* the reply direction of its connection */
+	FT_FLOW_PRIO_TOS,	/* IPv4: priority from each packet's TOS */
+	FT_FLOW_PRIO_EITHER,	/* ... which its DSCP rewrite must not change */
 	FT_FLOW_NAT,		/* FT_NAT_BITS of FT_NAT_* from here */
 	FT_FLOW_META = FT_FLOW_NAT + FT_NAT_BITS,	/* and FT_META_* */
 	FT_FLOW_NUM_BITS = FT_FLOW_META + FT_META_BITS,
@@ -742,6 +744,8 @@ static inline bool ft_flow_dst_ok(const struct ft_flow *flow,
 /* rules.c */
 int ft_rules_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_rules_watch_stop(struct ft_net *fn);
+int ft_settings_watch_init(void);
+void ft_settings_watch_exit(void);
 
 /* fastpath.c */
 unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,

@@ -4,7 +4,8 @@
  *
  * Ordered init and exit: the flow cache, per-netns state (with its device
  * notifier, so that no device event finds a netns half set up or half torn
- * down), then the netlink family, which is what lets users in.
+ * down), the watch of forwarding settings that cached flows depend on,
+ * then the netlink family, which is what lets users in.
  */
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
@@ -101,6 +102,9 @@ static int __init ft_init(void)
 	err = register_pernet_subsys(&ft_net_ops);
 	if (err)
 		goto err_pernet;
+	err = ft_settings_watch_init();
+	if (err)
+		goto err_settings;
 	err = ft_testhooks_init();
 	if (err)
 		goto err_testhooks;
@@ -114,6 +118,8 @@ static int __init ft_init(void)
 err_genl:
 	ft_testhooks_exit();
 err_testhooks:
+	ft_settings_watch_exit();
+err_settings:
 	unregister_pernet_subsys(&ft_net_ops);
 err_pernet:
 	ft_table_cache_exit();
@@ -125,6 +131,7 @@ static void __exit ft_exit(void)
 {
 	ft_genl_exit();
 	ft_testhooks_exit();
+	ft_settings_watch_exit();
 	unregister_pernet_subsys(&ft_net_ops);
 	/* Flow and device release callbacks run module code. */
 	rcu_barrier();

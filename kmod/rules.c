@@ -15,6 +15,7 @@
 #include <linux/net.h>
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <net/netevent.h>
 #include <net/sock.h>
 
 #include "fasttrack.h"
@@ -89,4 +90,32 @@ void ft_rules_watch_stop(struct ft_net *fn)
 	synchronize_rcu();
 	sock_release(sock);
 	fn->rules_sock = NULL;
+}
+
+/*
+ * net.ipv4.ip_forward_update_priority decides whether ip_forward() sets
+ * the priority from the TOS, as learned flows do (learn.c): a change
+ * makes them stale, as a ruleset commit does. One chain for all netns.
+ */
+static int ft_netevent(struct notifier_block *nb, unsigned long event,
+		       void *ptr)
+{
+	if (event == NETEVENT_IPV4_FWD_UPDATE_PRIORITY_UPDATE)
+		ft_gen_bump(ft_net(ptr), FT_GENS_RULES);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ft_netevent_nb = {
+	.notifier_call = ft_netevent,
+};
+
+/* After the pernet state is registered, before it goes. */
+int ft_settings_watch_init(void)
+{
+	return register_netevent_notifier(&ft_netevent_nb);
+}
+
+void ft_settings_watch_exit(void)
+{
+	unregister_netevent_notifier(&ft_netevent_nb);
 }
