@@ -289,12 +289,13 @@ static bool ft_route_relookup(struct ft_net *fn, struct ft_flow *flow,
 
 	/*
 	 * The fast path cannot redo the stack's lookup for these: the
-	 * destination is rewritten first, the ruleset may set the mark it
-	 * routes by, IPsec decides after routing, and a dst on the packet
-	 * (tunnel metadata) is an input of the lookup.
+	 * destination is rewritten first, the ruleset may set the mark or
+	 * the DSCP it routes by (a DSCP rewrite in prerouting cannot be told
+	 * from a later one), IPsec decides after routing, and a dst on the
+	 * packet (tunnel metadata) is an input of the lookup.
 	 */
 	if ((ft_flow_nat(flow) & FT_NAT_DST) ||
-	    (ft_flow_sets(flow) & FT_META_MARK) ||
+	    (ft_flow_sets(flow) & (FT_META_MARK | FT_META_DSCP)) ||
 	    ft_xfrm_active(dev_net(skb->dev)) || skb_dst(skb))
 		return false;
 
