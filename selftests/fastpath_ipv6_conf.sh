@@ -14,8 +14,8 @@
 #    path again.
 #  - "sysctl net.ipv6.conf.eth1.disable_ipv6=1" on the ingress device:
 #    ipv6_rcv() drops what arrives there; none reaches the server.
-# The client's route to the server has its MTU locked, so that it sends
-# its datagrams whole whatever "packet too big" says.
+# The client (udpflood) sends its datagrams whole whatever "packet too
+# big" says.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
 
@@ -29,8 +29,6 @@ fp_port uport
 
 in_router() { ip netns exec "$NS_ROUTER" "$@"; }
 
-must ip -n "$NS_CLIENT" -6 route add "$SERVER_IP6/128" via "$ROUTER_CLIENT_IP6" \
-	dev eth0 mtu lock 1500
 # The server counts what arrives for $uport, and drops it (no port
 # unreachable for each); the client counts "packet too big".
 must ip netns exec "$NS_SERVER" nft -f - <<EOF

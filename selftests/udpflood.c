@@ -181,9 +181,15 @@ int main(int argc, char **argv)
 	}
 	if (o.v6) {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
+		int probe = IPV6_PMTUDISC_PROBE;
 
 		/* IPPROTO_RAW implies it since Linux 4.5; say it anyway. */
 		setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one, sizeof(one));
+		/* Packets as built, up to the device's MTU, whatever path
+		 * MTU the host learned: a test sends them past a router
+		 * that said "packet too big" before.
+		 */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &probe, sizeof(probe));
 		sin6->sin6_family = AF_INET6;
 		memcpy(&sin6->sin6_addr, dst, 16);
 		tolen = sizeof(*sin6);
