@@ -36,4 +36,11 @@ static inline void ft_vlan_count_tx(struct vlan_pcpu_stats *s,
 	u64_stats_update_end(&s->syncp);
 }
 
+/* ip6_forward()'s MTU: ip6_dst_mtu_forward() became a variant of this. */
+#ifdef FT_HAVE_IP6_DST_MTU_MAYBE_FORWARD
+#define ft_ip6_dst_mtu_forward(dst)	ip6_dst_mtu_maybe_forward(dst, true)
+#else
+#define ft_ip6_dst_mtu_forward(dst)	ip6_dst_mtu_forward(dst)
+#endif
+
 #endif /* _FT_COMPAT_H */

@@ -9,11 +9,13 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <net/checksum.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 #include <net/dst.h>
 #include <net/neighbour.h>
+#include <net/route.h>
 #include <net/sch_generic.h>
 
 #include "fasttrack.h"
@@ -223,12 +225,18 @@ static void ft_nat(struct sk_buff *skb, const struct ft_flow *flow,
 		ft_l4_fixup_zero(flow->key.l4proto, check);
 }
 
-/* What forwarding changes in every packet; a plain flow checks no NAT. */
+/*
+ * What forwarding changes in every packet; a plain flow checks no NAT.
+ * ip_forward() sets the priority from the TOS as it is after prerouting:
+ * as the packet entered, unless prerouting rewrote it (learn.c).
+ */
 static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
 {
 	struct iphdr *iph = ip_hdr(skb);
 	unsigned int nat = ft_flow_nat(flow);
 
+	if (test_bit(FT_FLOW_PRIO_TOS, &flow->flags))
+		skb->priority = rt_tos2priority(iph->tos);
 	ip_decrease_ttl(iph);
 	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
 		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
@@ -448,16 +456,66 @@ static enum ft_parse_result ft_parse_skb(struct sk_buff *skb, enum ft_fam fam,
  * Would the stack forward what arrives on @dev at all? Both families read
  * the switch per packet (ip_route_input_slow(), ip6_forward()), and so do
  * we: a flow whose route is re-armed past an IPv4 generation change would
- * not see the change of the switch otherwise.
+ * not see the change of the switch otherwise. Both drop what arrives on a
+ * device without the family's configuration, and ipv6_rcv() what arrives
+ * where net.ipv6.conf.DEV.disable_ipv6 is set, which changes no route a
+ * flow from @dev depends on.
  */
 static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
 {
 	struct in_device *in_dev;
+	struct inet6_dev *idev;
 
-	if (fam == FT_FAM_V6)
-		return READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+	if (fam == FT_FAM_V6) {
+		idev = __in6_dev_get(dev);
+		return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
+		       READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
+	}
 	in_dev = __in_dev_get_rcu(dev);
 	return in_dev && IN_DEV_FORWARD(in_dev);
+}
+
+/*
+ * Is @skb too big for @flow's route? Its MTU is the route's, or its egress
+ * device's (ft_route_mtu()), read now: IPv4's dev->mtu, or IPv6's own,
+ * which ip6_forward() raises to IPV6_MIN_MTU, so that a packet that fits
+ * in that reads nothing.
+ */
+static bool ft_flow_too_big(const struct sk_buff *skb,
+			    const struct ft_flow *flow)
+{
+	const struct ft_nh *nh = flow->nh;
+	unsigned int mtu = nh->mtu;
+	struct inet6_dev *idev;
+
+	if (mtu) {
+		/* the route's */
+	} else if (flow->key.fam == FT_FAM_V4) {
+		mtu = min_t(unsigned int, READ_ONCE(nh->dev->mtu), IP_MAX_MTU);
+	} else {
+		if (skb->len <= IPV6_MIN_MTU)
+			return false;
+		idev = __in6_dev_get(nh->dev);
+		mtu = max_t(unsigned int, idev ? READ_ONCE(idev->cnf.mtu6) : 0,
+			    IPV6_MIN_MTU);
+	}
+	return skb->len > mtu &&
+	       !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, mtu));
+}
+
+/*
+ * A flow that rewrites the DSCP and takes the priority from the TOS was
+ * learned where the TOS before the rewrite and the one after it gave the
+ * same priority (FT_FLOW_PRIO_EITHER): which of them ip_forward() sees
+ * depends on whether prerouting rewrites it, which the learn could not
+ * tell. A packet whose TOS gives another one needs the stack to tell.
+ */
+static bool ft_flow_prio_holds(const struct ft_flow *flow,
+			       const struct sk_buff *skb)
+{
+	return !test_bit(FT_FLOW_PRIO_EITHER, &flow->flags) ||
+	       rt_tos2priority(ip_hdr(skb)->tos) ==
+	       rt_tos2priority(ft_flow_meta(flow)->dscp);
 }
 
 /*
@@ -498,6 +556,10 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 	}
 	if (unlikely(!ft_neigh_usable(flow->nh->neigh))) {
 		reason = FT_STAT_NEIGH_CHANGED;
+		goto stale;
+	}
+	if (unlikely(!ft_flow_prio_holds(flow, skb))) {
+		reason = FT_STAT_INVALIDATED;
 		goto stale;
 	}
 	return true;
@@ -568,9 +630,7 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_NOT_WRITABLE, &pkt,
 				      FT_RX_CACHED, NULL);
-	if (skb->len > flow->nh->mtu &&
-	    !(skb_is_gso(skb) &&
-	      skb_gso_validate_network_len(skb, flow->nh->mtu)))
+	if (ft_flow_too_big(skb, flow))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_MTU, &pkt,
 				      FT_RX_CACHED, NULL);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->nh->dev)))

@@ -32,6 +32,7 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/ip6_route.h>
 
 #include "compat.h"
 #include "parse.h"
@@ -216,6 +217,8 @@ enum ft_flow_bits {
 	FT_FLOW_NO_XFRM,	/* validated while no IPsec policy existed */
 	FT_FLOW_CT_ACCT,	/* its conntrack entry has accounting */
 	FT_FLOW_REPLY,		/* the reply direction of its connection */
+	FT_FLOW_PRIO_TOS,	/* IPv4: priority from each packet's TOS */
+	FT_FLOW_PRIO_EITHER,	/* ... which its DSCP rewrite must not change */
 	FT_FLOW_NAT,		/* FT_NAT_BITS of FT_NAT_* from here */
 	FT_FLOW_META = FT_FLOW_NAT + FT_NAT_BITS,	/* and FT_META_* */
 	FT_FLOW_NUM_BITS = FT_FLOW_META + FT_META_BITS,
@@ -346,7 +349,7 @@ struct ft_nh {
 	netdevice_tracker dev_tracker;
 #endif
 	struct ft_net *fn;
-	unsigned int mtu;		/* of the route too: its flows' */
+	unsigned int mtu;		/* ft_route_mtu(): 0, the device's */
 	int ifindex;			/* of @dev, for dumps: */
 	u16 vlan_id;			/* they may outlive @dev */
 	refcount_t ref;			/* flows, and a pending release */
@@ -684,8 +687,6 @@ void ft_nh_exit(struct ft_net *fn);
 /* route.c */
 int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_watch_stop(struct ft_net *fn);
-int ft_route_netevent_init(void);
-void ft_route_netevent_exit(void);
 int ft_route_memo_init(struct ft_net *fn);
 void ft_route_memo_exit(struct ft_net *fn);
 void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
@@ -703,10 +704,30 @@ enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 int ft_route_nl_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_nl_stop(struct ft_net *fn);
 
-/* The MTU of a flow through @dst: the route's, or its device's if smaller. */
+/* netevent.c */
+int ft_netevent_init(void);
+void ft_netevent_exit(void);
+
+/*
+ * The MTU of a flow through @dst, as ip_forward() and ip6_forward() find
+ * it (ip_dst_mtu_maybe_forward(dst, true) and its IPv6 twin, at least
+ * IPV6_MIN_MTU), if the route fixes it; 0 if it is the egress device's,
+ * which the fast path reads per packet (ft_flow_too_big()) as the stack
+ * does: IPv6's (net.ipv6.conf.DEV.mtu, a router advertisement's) changes
+ * without any event. Any other change moves the route or the device.
+ */
 static inline unsigned int ft_route_mtu(const struct dst_entry *dst)
 {
-	return min(dst_mtu(dst), dst->dev->mtu);
+	unsigned int mtu;
+
+	if (dst->ops->family == AF_INET) {
+		mtu = ip_dst_mtu_maybe_forward(dst, true);
+		return mtu == READ_ONCE(dst->dev->mtu) ? 0 : mtu;
+	}
+	/* ip6_dst_mtu_maybe_forward(): a locked route MTU, or the device's */
+	if (!dst_metric_locked(dst, RTAX_MTU) || !dst_metric_raw(dst, RTAX_MTU))
+		return 0;
+	return max_t(unsigned int, ft_ip6_dst_mtu_forward(dst), IPV6_MIN_MTU);
 }
 
 /*

@@ -178,6 +178,42 @@ static enum ft_stat ft_hdr_changes(const struct sk_buff *skb, enum ft_fam fam,
 }
 
 /*
+ * How the fast path sets the priority of a flow's packets, as the stack
+ * set that of @skb (its TOS now @dsfield): as each entered; from each one's
+ * TOS as ip_forward() does while net.ipv4.ip_forward_update_priority is on
+ * (FT_FLOW_PRIO_TOS in *@flags; IPv6 forwarding leaves it alone); or to
+ * what the ruleset set (FT_META_PRIORITY in *@meta). ip_forward() reads
+ * the TOS after prerouting: as the packet entered, or as a prerouting rule
+ * rewrote it, which a later rule's rewrite cannot be told from here. A
+ * priority set from either is taken as one set from the TOS as it entered
+ * if that is all it can be (a rewrite after ip_forward()), else as set by
+ * the ruleset; if both give it, it holds only while they still do
+ * (FT_FLOW_PRIO_EITHER, checked per packet).
+ */
+static void ft_learn_priority(const struct sk_buff *skb, enum ft_fam fam,
+			      const struct ft_rx_state *rx, u8 dsfield,
+			      u8 *meta, unsigned long *flags)
+{
+	const struct net *net = dev_net(skb->dev);
+	u32 in;
+
+	if (fam == FT_FAM_V6 ||
+	    !READ_ONCE(net->ipv4.sysctl_ip_fwd_update_priority)) {
+		if (skb->priority != rx->priority)
+			*meta |= FT_META_PRIORITY;
+		return;
+	}
+	in = rt_tos2priority(rx->hdr.dsfield);
+	if (skb->priority != in) {
+		*meta |= FT_META_PRIORITY;
+		return;
+	}
+	*flags |= BIT(FT_FLOW_PRIO_TOS);
+	if ((*meta & FT_META_DSCP) && rt_tos2priority(dsfield) == in)
+		*flags |= BIT(FT_FLOW_PRIO_EITHER);
+}
+
+/*
  * Whether the route and egress device of @skb are ones the fast path can
  * replay: a plain unicast route without encapsulation or IPsec, outside a
  * VRF, to an Ethernet-like or layer-3 device that is up and is no port of
@@ -267,6 +303,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	struct ft_nat rw;
 	struct ft_dev *fd;
 	struct nf_conn *ct;
+	unsigned long prio_flags;
 	struct ft_nh *nh;
 	bool closing, enabled;
 	u8 nat, meta, dscp;
@@ -321,13 +358,14 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		ft_stat_inc(fn, FT_STAT_NOLEARN_RACED);
 		return;
 	}
-	meta = (skb->mark != rx->mark ? FT_META_MARK : 0) |
-	       (skb->priority != rx->priority ? FT_META_PRIORITY : 0);
+	meta = skb->mark != rx->mark ? FT_META_MARK : 0;
 	refusal = ft_hdr_changes(skb, fam, rx, &meta, &dscp);
 	if (refusal) {
 		ft_stat_inc(fn, refusal);
 		return;
 	}
+	prio_flags = 0;
+	ft_learn_priority(skb, fam, rx, dscp, &meta, &prio_flags);
 
 	nh = ft_learn_nh(fn, skb, out, fam);
 	if (!nh) {
@@ -347,7 +385,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	flow->iif = skb->skb_iif;
 	flow->route_seq = rx->gens.val[ft_gen_route(fam)];
 	flow->flags |= (unsigned long)nat << FT_FLOW_NAT |
-		       (unsigned long)meta << FT_FLOW_META;
+		       (unsigned long)meta << FT_FLOW_META | prio_flags;
 	if (dir == IP_CT_DIR_REPLY)
 		__set_bit(FT_FLOW_REPLY, &flow->flags);
 	if (nat)

@@ -4,7 +4,8 @@
  *
  * Ordered init and exit: the flow cache, per-netns state (with its device
  * notifier, so that no device event finds a netns half set up or half torn
- * down), then the netlink family, which is what lets users in.
+ * down), the watch of the settings cached flows depend on (netevent.c),
+ * then the netlink family, which is what lets users in.
  */
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
@@ -101,7 +102,7 @@ static int __init ft_init(void)
 	err = register_pernet_subsys(&ft_net_ops);
 	if (err)
 		goto err_pernet;
-	err = ft_route_netevent_init();
+	err = ft_netevent_init();
 	if (err)
 		goto err_netevent;
 	err = ft_testhooks_init();
@@ -117,7 +118,7 @@ static int __init ft_init(void)
 err_genl:
 	ft_testhooks_exit();
 err_testhooks:
-	ft_route_netevent_exit();
+	ft_netevent_exit();
 err_netevent:
 	unregister_pernet_subsys(&ft_net_ops);
 err_pernet:
@@ -130,7 +131,7 @@ static void __exit ft_exit(void)
 {
 	ft_genl_exit();
 	ft_testhooks_exit();
-	ft_route_netevent_exit();
+	ft_netevent_exit();
 	unregister_pernet_subsys(&ft_net_ops);
 	/* Flow and device release callbacks run module code. */
 	rcu_barrier();

@@ -40,7 +40,6 @@
 #include <net/ip_fib.h>
 #include <net/ip6_fib.h>
 #include <net/ip6_route.h>
-#include <net/netevent.h>
 #include <net/nexthop.h>
 #include <net/route.h>
 
@@ -295,12 +294,13 @@ static bool ft_route_relookup(struct ft_net *fn, struct ft_flow *flow,
 
 	/*
 	 * The fast path cannot redo the stack's lookup for these: the
-	 * destination is rewritten first, the ruleset may set the mark it
-	 * routes by, IPsec decides after routing, and a dst on the packet
-	 * (tunnel metadata) is an input of the lookup.
+	 * destination is rewritten first, the ruleset may set the mark or
+	 * the DSCP it routes by (a DSCP rewrite in prerouting cannot be told
+	 * from a later one), IPsec decides after routing, and a dst on the
+	 * packet (tunnel metadata) is an input of the lookup.
 	 */
 	if ((ft_flow_nat(flow) & FT_NAT_DST) ||
-	    (ft_flow_sets(flow) & FT_META_MARK) ||
+	    (ft_flow_sets(flow) & (FT_META_MARK | FT_META_DSCP)) ||
 	    ft_xfrm_active(dev_net(skb->dev)) || skb_dst(skb))
 		return false;
 
@@ -474,42 +474,6 @@ static int ft_nexthop_event(struct notifier_block *nb, unsigned long event,
 
 	ft_gen_bump(fn, FT_GENS_ROUTE);
 	return NOTIFY_DONE;
-}
-
-/*
- * The multipath hash policy and fields (sysctls of both families) choose a
- * member of an ECMP route per packet. A change moves no route generation
- * and no dst check; it only raises a netevent. Every flow of the family
- * then looks its route up again, and one whose member changed goes back
- * to the stack. Global chain, atomic context; @ptr is the netns.
- */
-static int ft_netevent(struct notifier_block *nb, unsigned long event,
-		       void *ptr)
-{
-	switch (event) {
-	case NETEVENT_IPV4_MPATH_HASH_UPDATE:
-		ft_gen_bump_once(ft_net(ptr), BIT(FT_GEN_ROUTE4));
-		break;
-	case NETEVENT_IPV6_MPATH_HASH_UPDATE:
-		ft_gen_bump_once(ft_net(ptr), BIT(FT_GEN_ROUTE6));
-		break;
-	}
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block ft_netevent_nb = {
-	.notifier_call = ft_netevent,
-};
-
-/* Once every netns has its ft_net: the events reach them all. */
-int ft_route_netevent_init(void)
-{
-	return register_netevent_notifier(&ft_netevent_nb);
-}
-
-void ft_route_netevent_exit(void)
-{
-	unregister_netevent_notifier(&ft_netevent_nb);
 }
 
 /*

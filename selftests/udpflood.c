@@ -5,7 +5,7 @@
  * build it static.
  *
  *   udpflood [-6] -s SRC -d DST -p SPORT -P DPORT -n COUNT [-r]
- *            [-b BATCH] [-l LEN] [-w USEC] [-c CYCLES]
+ *            [-b BATCH] [-l LEN] [-w USEC] [-c CYCLES] [-t TOS]
  *
  * Sends COUNT datagrams from SRC to DST through a raw socket with the IP
  * header included, so that no socket per port is needed: from source ports
@@ -15,10 +15,11 @@
  *
  *   -6        IPv6 (default IPv4)
  *   -b BATCH  datagrams per sendmmsg() call (64)
- *   -l LEN    UDP payload bytes (16)
+ *   -l LEN    UDP payload bytes (16), up to 1452: a 1500-byte IPv6 packet
  *   -w USEC   pause after each batch (0), to pace a slow receiver
  *   -c CYCLES send the range CYCLES times (1); 0: until SIGTERM or SIGINT,
  *             to keep known connections busy in the background
+ *   -t TOS    the IPv4 TOS or IPv6 traffic class byte (0)
  *
  * Prints "udpflood: sent N datagrams in T ms" and exits 0; exits 1 on an
  * error, 2 on a bad command line. A port range that would pass 65535 is a
@@ -41,7 +42,7 @@
 #include "tool_util.h"
 
 #define MAX_BATCH	1024
-#define MAX_PAYLOAD	1024
+#define MAX_PAYLOAD	1452
 #define IP4_HLEN	20
 #define IP6_HLEN	40
 #define UDP_HLEN	8
@@ -54,7 +55,7 @@
 struct opts {
 	bool v6, reply;
 	const char *src, *dst;
-	unsigned long sport, dport, count, batch, len, wait_us, cycles;
+	unsigned long sport, dport, count, batch, len, wait_us, cycles, tos;
 };
 
 static volatile sig_atomic_t stop;
@@ -69,7 +70,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: udpflood [-6] -s SRC -d DST -p SPORT -P DPORT -n COUNT [-r]\n"
-		"                [-b BATCH] [-l LEN] [-w USEC] [-c CYCLES]\n");
+		"                [-b BATCH] [-l LEN] [-w USEC] [-c CYCLES] [-t TOS]\n");
 	exit(2);
 }
 
@@ -88,7 +89,8 @@ static size_t build(const struct opts *o, uint8_t *pkt, const uint8_t *src,
 
 	memset(pkt, 0, hlen + UDP_HLEN);
 	if (o->v6) {
-		pkt[0] = 0x60;
+		pkt[0] = (uint8_t)(0x60 | o->tos >> 4);
+		pkt[1] = (uint8_t)((o->tos & 0x0f) << 4);
 		put16(pkt + 4, ulen);
 		pkt[6] = IPPROTO_UDP;
 		pkt[7] = 64;
@@ -96,6 +98,7 @@ static size_t build(const struct opts *o, uint8_t *pkt, const uint8_t *src,
 		memcpy(pkt + 24, dst, 16);
 	} else {
 		pkt[0] = 0x45;
+		pkt[1] = (uint8_t)o->tos;
 		put16(pkt + 2, (uint16_t)(IP4_HLEN + ulen));
 		pkt[6] = 0x40;			/* DF */
 		pkt[8] = 64;
@@ -142,7 +145,7 @@ int main(int argc, char **argv)
 	int opt, fd, one = 1;
 	socklen_t tolen;
 
-	while ((opt = getopt(argc, argv, "6s:d:p:P:n:rb:l:w:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "6s:d:p:P:n:rb:l:w:c:t:")) != -1) {
 		switch (opt) {
 		case '6': o.v6 = true; break;
 		case 's': o.src = optarg; break;
@@ -155,6 +158,7 @@ int main(int argc, char **argv)
 		case 'l': o.len = number(optarg, 0, MAX_PAYLOAD); break;
 		case 'w': o.wait_us = number(optarg, 0, 1000000); break;
 		case 'c': o.cycles = number(optarg, 0, 1000000); break;
+		case 't': o.tos = number(optarg, 0, 255); break;
 		default: usage();
 		}
 	}
@@ -177,9 +181,15 @@ int main(int argc, char **argv)
 	}
 	if (o.v6) {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
+		int probe = IPV6_PMTUDISC_PROBE;
 
 		/* IPPROTO_RAW implies it since Linux 4.5; say it anyway. */
 		setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one, sizeof(one));
+		/* Packets as built, up to the device's MTU, whatever path
+		 * MTU the host learned: a test sends them past a router
+		 * that said "packet too big" before.
+		 */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &probe, sizeof(probe));
 		sin6->sin6_family = AF_INET6;
 		memcpy(&sin6->sin6_addr, dst, 16);
 		tolen = sizeof(*sin6);
