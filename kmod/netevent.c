@@ -14,6 +14,7 @@
  * Each sysctl is written before its event, so one bump is enough
  * (ft_gen_bump_once()). Atomic context; @ptr is the netns.
  */
+#include <linux/notifier.h>
 #include <net/netevent.h>
 
 #include "fasttrack.h"
