@@ -530,9 +530,16 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 	struct nf_conn *ct = flow->ct;
 	enum ft_stat reason;
 	bool dst_ok;
+	u32 mask;
 
 	if (unlikely(nf_ct_is_dying(ct) || nf_ct_is_expired(ct))) {
 		reason = FT_STAT_CT_GONE;
+		goto stale;
+	}
+	/* The skip mark, set on the connection since (conntrack -U). */
+	mask = READ_ONCE(fn->cfg.skip_mask);
+	if (unlikely(mask) && ft_ct_skip_marked(fn, ct, mask)) {
+		reason = FT_STAT_RULESET_CHANGED;
 		goto stale;
 	}
 	/* IPsec appeared since the route was last looked up. */

@@ -468,6 +468,21 @@ static inline struct ft_net *ft_net(const struct net *net)
 	return net_generic(net, ft_net_id);
 }
 
+/*
+ * Does the conntrack mark of @ct match the skip mark, under @mask (not 0)?
+ * The learn asks, and the fast path per packet while a skip mark is set:
+ * ctnetlink (conntrack -U) may set it on a connection that is cached.
+ */
+static inline bool ft_ct_skip_marked(const struct ft_net *fn,
+				     const struct nf_conn *ct, u32 mask)
+{
+#if IS_ENABLED(CONFIG_NF_CONNTRACK_MARK)
+	return (READ_ONCE(ct->mark) & mask) == READ_ONCE(fn->cfg.skip_mark);
+#else
+	return false;
+#endif
+}
+
 /* stats.c */
 void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val);
 static inline void ft_stat_inc(struct ft_net *fn, enum ft_stat stat)

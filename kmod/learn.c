@@ -77,17 +77,11 @@ static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
 			   const struct nf_conn *ct)
 {
 	u32 mask = READ_ONCE(fn->cfg.skip_mask);
-	u32 mark = READ_ONCE(fn->cfg.skip_mark);
 
 	if (!mask)
 		return false;
-	if ((skb->mark & mask) == mark)
-		return true;
-#if IS_ENABLED(CONFIG_NF_CONNTRACK_MARK)
-	if ((READ_ONCE(ct->mark) & mask) == mark)
-		return true;
-#endif
-	return false;
+	return (skb->mark & mask) == READ_ONCE(fn->cfg.skip_mark) ||
+	       ft_ct_skip_marked(fn, ct, mask);
 }
 
 /*

@@ -8,6 +8,10 @@
 # rule) or packet mark matches 0x10 under the mask 0xff is never learned:
 # all its bytes go through the forward chain and the fast-path counters do
 # not move. A connection whose mark does not match is offloaded as usual.
+# A skip mark set through ctnetlink ("conntrack -U --mark") on a connection
+# that is offloaded sends it back to the stack at its next packet: over a
+# second of its stream afterwards, the fast path forwards nothing of it and
+# the forward chain sees it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
 
@@ -64,5 +68,26 @@ transfer "IPv6, ct mark 0x7710 (matches under 0xff)" 6 "$p_ctmask" slow
 transfer "IPv4, packet mark 0x10 both ways" 4 "$p_meta" slow
 transfer "IPv6, ct mark 0x11 (no match)" 6 "$p_other" fast
 transfer "IPv4, no mark" 4 "$p_plain" fast
+
+for fam in 4 6; do
+	fp_port p_upd
+	file=$(fp_mkfile "upd$fam" "$size")
+	fp_stream_start "upd$fam" "$fam" "$file" "" "" "$p_upd"
+	must busywait 20000 fp_fast_ge vlan22 "$fam" 1
+	fp_stream_running "IPv$fam, ct mark set by conntrack -U"
+	check "IPv$fam: conntrack -U sets the skip mark on the connection" \
+		ip netns exec "$NS_ROUTER" conntrack -U -f "$(fp_ipfam "$fam")" -p tcp \
+			--dport "$p_upd" --mark 0x10
+	# Its next packet goes to the stack; then a second of the stream.
+	sleep 0.2
+	fp_begin
+	sleep 1
+	fp_end
+	check_eq "IPv$fam, skip mark set by conntrack -U: the fast path forwards nothing more of it" \
+		0 "$(fp_cdelta "$fam")"
+	check_ge "IPv$fam, skip mark set by conntrack -U: the forward chain sees it" \
+		"$FPD_C2S" 1
+	fp_stream_finish "IPv$fam, skip mark set by conntrack -U" "upd$fam" "$file"
+done
 
 fp_exit
