@@ -7,6 +7,7 @@
 #define _FT_COMPAT_H
 
 #include <linux/if_vlan.h>
+#include <linux/lockdep.h>
 #include <linux/skbuff.h>
 
 /* The GSO helpers moved out of skbuff.h. */
@@ -19,6 +20,21 @@ static inline void skb_clear_tstamp(struct sk_buff *skb)
 {
 	skb->tstamp = 0;
 }
+#endif
+
+/*
+ * BH disabled, or serving a softirq, and in neither hard IRQ nor NMI: what
+ * per-CPU state and the locks softirqs take need. Also right on
+ * PREEMPT_RT, where in_softirq() counts the task's BH-disabled sections.
+ */
+#ifndef FT_HAVE_LOCKDEP_ASSERT_IN_SOFTIRQ
+#ifdef CONFIG_PROVE_LOCKING
+#define lockdep_assert_in_softirq()					\
+	WARN_ON_ONCE(debug_locks &&					\
+		     (!in_softirq() || hardirq_count() || in_nmi()))
+#else
+#define lockdep_assert_in_softirq() do { } while (0)
+#endif
 #endif
 
 /* The VLAN device's per-CPU counters became u64_stats_t. */

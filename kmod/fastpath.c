@@ -126,8 +126,10 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
  */
 const struct ft_rx_state *ft_rx_state(const struct sk_buff *skb)
 {
-	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
+	struct ft_rx_mark *m;
 
+	lockdep_assert_in_softirq();
+	m = this_cpu_ptr(&ft_rx_mark);
 	if (m->skb != skb)
 		return NULL;
 	m->skb = NULL;
@@ -586,6 +588,8 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 	struct ft_pkt pkt;
 	enum ft_fam fam;
 
+	/* Receive runs with BH off: per-CPU state below relies on it. */
+	lockdep_assert_in_softirq();
 	if (skb->protocol == htons(ETH_P_IP))
 		fam = FT_FAM_V4;
 	else if (skb->protocol == htons(ETH_P_IPV6))

@@ -302,6 +302,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	bool closing, enabled;
 	u8 nat, meta, dscp;
 
+	lockdep_assert_in_softirq();
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct)
 		return;
@@ -425,12 +426,27 @@ static bool ft_forwarded(const struct sk_buff *skb)
 	return skb->skb_iif && !skb->sk;
 }
 
+/*
+ * Forwarded packets reach this hook in softirq, but for those an NFQUEUE
+ * verdict reinjects: nf_reinject() runs the remaining hooks in process
+ * context with BH enabled. Learning uses per-CPU state and takes locks
+ * that softirqs take, so it disables BH then. In softirq that would only
+ * add to the preempt count and call out to re-enable: a test is cheaper.
+ */
 static unsigned int ft_learn_hook(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	if (ft_forwarded(skb))
-		ft_learn(priv, skb, state->out,
-			 state->pf == NFPROTO_IPV4 ? FT_FAM_V4 : FT_FAM_V6);
+	bool bh_on;
+
+	if (!ft_forwarded(skb))
+		return NF_ACCEPT;
+	bh_on = !in_softirq();
+	if (unlikely(bh_on))
+		local_bh_disable();
+	ft_learn(priv, skb, state->out,
+		 state->pf == NFPROTO_IPV4 ? FT_FAM_V4 : FT_FAM_V6);
+	if (unlikely(bh_on))
+		local_bh_enable();
 	return NF_ACCEPT;
 }
 

@@ -76,6 +76,10 @@ struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
 	struct hlist_head *bucket = ft_nh_bucket(fn, dev);
 	struct ft_nh *nh;
 
+	/* nh_lock is also taken in softirq (RCU callbacks, learning). */
+	lockdep_assert_in_softirq();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
+			 "fasttrack: next hop lookup outside an RCU read section");
 	hlist_for_each_entry_rcu(nh, bucket, node)
 		if (ft_nh_is(nh, n, dev, mtu) && !READ_ONCE(nh->dead) &&
 		    refcount_inc_not_zero(&nh->ref))
@@ -119,6 +123,7 @@ void ft_nh_put(struct ft_nh *nh)
 {
 	struct ft_net *fn = nh->fn;
 
+	lockdep_assert_in_softirq();
 	if (refcount_dec_not_one(&nh->ref))
 		return;
 	/* Maybe the last: drop it to 0 where ft_nh_get() cannot take it. */

@@ -129,6 +129,7 @@ static struct ft_route_memo *ft_route_memo(struct ft_net *fn,
 	u32 h = fam == FT_FAM_V4 ? (__force u32)*(const __be32 *)a :
 				   ipv6_addr_hash(a);
 
+	lockdep_assert_in_softirq();
 	return &this_cpu_ptr(fn->rmemo)->slot[fam][hash_32(h, FT_RMEMO_BITS)];
 }
 

@@ -7,8 +7,10 @@
 
 void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val)
 {
-	struct ft_stats_pcpu *s = this_cpu_ptr(fn->stats);
+	struct ft_stats_pcpu *s;
 
+	lockdep_assert_in_softirq();
+	s = this_cpu_ptr(fn->stats);
 	u64_stats_update_begin(&s->syncp);
 	u64_stats_add(&s->cnt[stat], val);
 	u64_stats_update_end(&s->syncp);

@@ -142,6 +142,7 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 {
 	int err;
 
+	lockdep_assert_in_softirq();
 	if (atomic_inc_return(&fn->nflows) > READ_ONCE(fn->cfg.max_flows)) {
 		ft_stat_inc(fn, FT_STAT_TABLE_FULL);
 		err = -ENOSPC;
@@ -278,6 +279,7 @@ void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
 {
 	int killed;
 
+	lockdep_assert_in_softirq();
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "fasttrack: teardown outside an RCU read section");
 	killed = ft_flow_kill_dir(fn, ct, IP_CT_DIR_ORIGINAL, free, reason);
@@ -295,6 +297,7 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 	struct nf_conn *ct = flow->ct;
 	int killed;
 
+	lockdep_assert_in_softirq();
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "fasttrack: teardown outside an RCU read section");
 	killed = ft_flow_kill(fn, flow, reason);

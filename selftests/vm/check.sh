@@ -26,7 +26,8 @@
 # fastpath_acct_exact, whose two-CPU part skips on one vCPU; and
 # fastpath_table_resize, where lookups then race a resize on the other
 # CPU); SMP=0 leaves it out.
-# Environment: SMP=0 (see above);
+# Environment: SMP=0 (see above); FT_KEEP_LOGS=1 keeps the logs of a
+# kernel that passed too;
 # FT_TIMEOUT is the limit in seconds for one boot (default 3600, times
 # FT_SLOWDOWN on arm);
 # FT_JOBS is how many kernels run at once (default: the host's CPUs, as
@@ -214,7 +215,9 @@ for run in $runs; do
 	[[ $run != *-smp ]] || expect=$smp_tests
 	# shellcheck disable=SC2086 # a list of test names
 	judge "$run" "$dir" $expect
-	[ "$JUDGED_FAILED" -eq 0 ] || keep_logs "$dir" "$CACHE/logs/$run-$stamp.log"
+	if [ "$JUDGED_FAILED" -ne 0 ] || [ "${FT_KEEP_LOGS:-0}" = 1 ]; then
+		keep_logs "$dir" "$CACHE/logs/$run-$stamp.log"
+	fi
 	# A kernel that failed to fetch has no env file.
 	env=$(kernel_env "${run%-smp}")
 	table+=$'\n'"| $run | $(sed -n 's/^KVER=//p' "$env" 2>/dev/null || true) |"

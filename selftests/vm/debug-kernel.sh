@@ -7,18 +7,31 @@
 # usage: debug-kernel.sh build               build (or reuse) the kernel
 #        debug-kernel.sh check [--test a,b]  build if needed, then run the suite
 #        debug-kernel.sh check --if-cached   the same, but skip (exit 0) when
-#                                            no kernel is cached (for CI)
+#                                            it would have to build (for CI)
+#        debug-kernel.sh pack DIR            a kernel built here, as a prebuilt
+#                                            directory (below) in DIR
 #
-# The build: the source from /usr/src/linux-source-6.1.tar.xz (the
-# linux-source-6.1 package; FT_DEBUG_KSRC=DIR|TARBALL takes another) is
-# unpacked into $CACHE/debug-kernel/linux, configured as `make allnoconfig`
-# plus selftests/vm/debug.config, and built there with `nice make`
-# (FT_JOBS, default nproc). The tree stays: out-of-tree modules build
-# against it (make -C $CACHE/debug-kernel/linux M=...). Editing
-# debug.config rebuilds incrementally. The result is registered as the
-# kernel word "debug" ($CACHE/kernels/debug/env), so the usual harness
-# (check.sh --kernels debug) builds fasttrack.ko against it, packs the
-# initramfs and boots it.
+# Where the kernel comes from, printed either way:
+# - prebuilt: a directory with the kernel built by this script elsewhere
+#   (README.md, SHA256SUMS, vmlinuz-*, config-*, modules.tar.xz and
+#   kbuild.tar.xz, the tree out-of-tree modules build against), taken when
+#   its README names the sha256 of this debug.config and its SHA256SUMS
+#   verify. Looked for in FT_DEBUG_KERNEL_DIR, then
+#   ../shared/kernels/debug-6.1 beside the repository, then
+#   /work/shared/kernels/debug-6.1 (for a clone elsewhere, as CI's).
+#   Unpacked into $CACHE/debug-kernel/{root,kbuild} in seconds.
+#   FT_DEBUG_KERNEL_DIR=none never takes one.
+# - built: the source from /usr/src/linux-source-6.1.tar.xz (the
+#   linux-source-6.1 package; FT_DEBUG_KSRC=DIR|TARBALL takes another) is
+#   unpacked into $CACHE/debug-kernel/linux, configured as `make allnoconfig`
+#   plus selftests/vm/debug.config, and built there with `nice make`
+#   (FT_JOBS, default nproc). The tree stays: out-of-tree modules build
+#   against it (make -C $CACHE/debug-kernel/linux M=...). Editing
+#   debug.config rebuilds incrementally. Its packages (compiler tools,
+#   linux-source-6.1) come through deps.sh.
+# Either is registered as the kernel word "debug"
+# ($CACHE/kernels/debug/env), so the usual harness (check.sh --kernels
+# debug) builds fasttrack.ko against it, packs the initramfs and boots it.
 #
 # The run: check.sh with more guest memory (KASAN's shadow) and a long
 # timeout (FT_TIMEOUT, default 5400 s), in FT_SHARDS guests at once. Any
@@ -35,8 +48,11 @@ SRC=$DK/linux
 ROOT=$DK/root
 FRAGMENT=$VM_DIR/debug.config
 KSRC=${FT_DEBUG_KSRC:-/usr/src/linux-source-6.1.tar.xz}
+KBUILD=$DK/kbuild
+# What building the kernel needs besides the harness's own packages.
+BUILD_DEPS="flex bison libelf-dev libssl-dev bc"
 
-# cache_key: what the cached kernel depends on.
+# cache_key: what the kernel built here depends on.
 cache_key() {
 	{
 		sha256sum <"$FRAGMENT"
@@ -44,17 +60,89 @@ cache_key() {
 	} | sha256sum | cut -d' ' -f1
 }
 
+# prebuilt_key DIR: what a kernel unpacked from DIR depends on.
+prebuilt_key() {
+	echo "prebuilt $(sha256sum <"$1/SHA256SUMS" | cut -d' ' -f1)"
+}
+
+# fragment_sum: the sha256 of debug.config, as a prebuilt README names it.
+fragment_sum() { sha256sum <"$FRAGMENT" | cut -d' ' -f1; }
+
+# prebuilt_dir: the first prebuilt kernel directory found for this
+# debug.config, or nothing. Says why it passes over one.
+prebuilt_dir() {
+	local d sum seen=' '
+	[ "${FT_DEBUG_KERNEL_DIR:-}" != none ] || return 0
+	sum=$(fragment_sum)
+	for d in ${FT_DEBUG_KERNEL_DIR:+"$FT_DEBUG_KERNEL_DIR"} \
+		"$REPO/../shared/kernels/debug-6.1" /work/shared/kernels/debug-6.1; do
+		[ -f "$d/SHA256SUMS" ] || continue
+		d=$(cd "$d" && pwd -P)
+		[[ $seen != *" $d "* ]] || continue
+		seen+="$d "
+		if ! grep -Eq "debug\.config.*sha256: *$sum\b" "$d/README.md" 2>/dev/null; then
+			log "prebuilt kernel in $d is not built from this debug.config ($sum)"
+			continue
+		fi
+		echo "$d"
+		return 0
+	done
+}
+
 cached() {
-	[ -f "$DK/stamp" ] && [ "$(cat "$DK/stamp")" = "$(cache_key)" ] &&
-		[ -f "$(kernel_env debug)" ]
+	local stamp pre
+	[ -f "$DK/stamp" ] && [ -f "$(kernel_env debug)" ] || return 1
+	stamp=$(cat "$DK/stamp")
+	[ "$stamp" != "$(cache_key)" ] || return 0
+	pre=$(prebuilt_dir 2>/dev/null)
+	[ -n "$pre" ] && [ "$stamp" = "$(prebuilt_key "$pre")" ]
+}
+
+# register KVER VMLINUZ KDIR: make it the kernel word "debug".
+register() {
+	mkdir -p "$CACHE/kernels/debug"
+	cat >"$(kernel_env debug).tmp" <<-EOF
+		KVER=$1
+		ROOT=$ROOT
+		VMLINUZ=$2
+		KDIR=$3
+		MODDIR=$ROOT/lib/modules/$1
+	EOF
+	mv "$(kernel_env debug).tmp" "$(kernel_env debug)"
+}
+
+# use_prebuilt DIR: unpack the prebuilt kernel in DIR, after checking its
+# files against its SHA256SUMS.
+use_prebuilt() {
+	local dir=$1 vmlinuz kver
+	log "prebuilt debug kernel in $dir: verifying SHA256SUMS"
+	(cd "$dir" && sha256sum --quiet -c SHA256SUMS) >&2 ||
+		die "prebuilt debug kernel in $dir does not match its SHA256SUMS"
+	vmlinuz=$(find "$dir" -maxdepth 1 -name 'vmlinuz-*' | head -n 1)
+	[ -n "$vmlinuz" ] || die "no vmlinuz-* in $dir"
+	kver=${vmlinuz##*/vmlinuz-}
+	# objtool in kbuild.tar.xz links libelf.
+	bash "$VM_DIR/deps.sh" libelf1
+	mkdir -p "$DK"
+	rm -f "$DK/stamp" "$(kernel_env debug)"
+	rm -rf "$ROOT" "$KBUILD"
+	mkdir -p "$ROOT/boot" "$KBUILD"
+	cp "$vmlinuz" "$ROOT/boot/"
+	cp "$dir/config-$kver" "$ROOT/boot/"
+	tar -C "$ROOT" -xJf "$dir/modules.tar.xz"
+	tar -C "$KBUILD" -xJf "$dir/kbuild.tar.xz"
+	[ -d "$ROOT/lib/modules/$kver" ] || die "no lib/modules/$kver in $dir/modules.tar.xz"
+	[ -f "$KBUILD/Makefile" ] || die "no kernel Makefile in $dir/kbuild.tar.xz"
+	[ -f "$ROOT/lib/modules/$kver/modules.dep" ] || depmod -b "$ROOT" "$kver"
+	register "$kver" "$ROOT/boot/vmlinuz-$kver" "$KBUILD"
+	prebuilt_key "$dir" >"$DK/stamp"
+	log "debug kernel $kver: prebuilt, from $dir"
 }
 
 unpack() {
 	local tmp=$DK/unpack.tmp top
 	if [ ! -e "$KSRC" ] && [ -z "${FT_DEBUG_KSRC:-}" ]; then
-		log "installing linux-source-6.1 (for $KSRC)"
-		DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-			linux-source-6.1 >/dev/null || die "cannot install linux-source-6.1"
+		bash "$VM_DIR/deps.sh" linux-source-6.1 || die "cannot install linux-source-6.1"
 	fi
 	[ -e "$KSRC" ] || die "no kernel source at $KSRC"
 	rm -rf "$tmp" "$SRC"
@@ -91,11 +179,22 @@ configure() {
 }
 
 build() {
-	local start=$SECONDS kver
+	local start=$SECONDS kver pre
 	if cached; then
-		log "debug kernel cached: $(. "$(kernel_env debug)" && echo "$KVER")"
+		# shellcheck disable=SC2153 # KVER comes from the env file
+		kver=$(load_kernel debug && echo "$KVER")
+		grep -q '^prebuilt ' "$DK/stamp" && pre=prebuilt || pre='built here'
+		log "debug kernel cached: $kver ($pre)"
 		return 0
 	fi
+	pre=$(prebuilt_dir)
+	if [ -n "$pre" ]; then
+		use_prebuilt "$pre"
+		return 0
+	fi
+	log "no prebuilt debug kernel for this debug.config: building it"
+	# shellcheck disable=SC2086 # a list of packages
+	bash "$VM_DIR/deps.sh" $BUILD_DEPS
 	mkdir -p "$DK"
 	rm -f "$DK/stamp" "$(kernel_env debug)"
 	[ -f "$SRC/Makefile" ] || unpack
@@ -114,18 +213,10 @@ build() {
 	cp "$SRC/arch/x86/boot/bzImage" "$ROOT/boot/vmlinuz-$kver"
 	cp "$SRC/.config" "$ROOT/boot/config-$kver"
 	[ -f "$ROOT/lib/modules/$kver/modules.dep" ] || depmod -b "$ROOT" "$kver"
-	mkdir -p "$CACHE/kernels/debug"
-	cat >"$(kernel_env debug).tmp" <<-EOF
-		KVER=$kver
-		ROOT=$ROOT
-		VMLINUZ=$ROOT/boot/vmlinuz-$kver
-		KDIR=$SRC
-		MODDIR=$ROOT/lib/modules/$kver
-	EOF
-	mv "$(kernel_env debug).tmp" "$(kernel_env debug)"
+	register "$kver" "$ROOT/boot/vmlinuz-$kver" "$SRC"
 	echo "$((SECONDS - start))" >"$DK/build-seconds"
 	cache_key >"$DK/stamp"
-	log "debug kernel $kver built in $((SECONDS - start)) s"
+	log "debug kernel $kver: built here in $((SECONDS - start)) s"
 }
 
 # run_shards TESTS: the tests split over FT_SHARDS guests (default: the
@@ -163,14 +254,65 @@ run_shards() {
 	return "$rc"
 }
 
+# pack DIR: the kernel built here, in DIR as a prebuilt kernel that
+# use_prebuilt() takes. kbuild.tar.xz is the file set of Debian's
+# linux-headers packages (scripts/package/builddeb of 6.1).
+pack() {
+	local dir=$1 kver tmp
+	[ -n "$dir" ] || die "usage: debug-kernel.sh pack DIR"
+	[ "$(cat "$DK/stamp" 2>/dev/null)" = "$(cache_key)" ] ||
+		die "no kernel built here for this debug.config: run 'debug-kernel.sh build' with FT_DEBUG_KERNEL_DIR=none"
+	kver=$(load_kernel debug && echo "$KVER")
+	mkdir -p "$dir"
+	tmp=$(mktemp -d)
+	cp "$ROOT/boot/vmlinuz-$kver" "$ROOT/boot/config-$kver" "$dir/"
+	tar -C "$ROOT" --exclude="lib/modules/$kver/build" --exclude="lib/modules/$kver/source" \
+		-cJf "$dir/modules.tar.xz" lib
+	mkdir "$tmp/kbuild"
+	(
+		cd "$SRC"
+		{
+			find . arch/x86 -maxdepth 1 -name 'Makefile*'
+			find include scripts -type f -o -type l
+			find arch/x86 -name Kbuild.platforms -o -name Platform
+			# shellcheck disable=SC2046 # directories without blanks
+			find $(find arch/x86 -name include -o -name scripts -type d) -type f
+		} | tar -c -T - | tar -C "$tmp/kbuild" -x
+		{
+			! grep -q '^CONFIG_OBJTOOL=y' .config || echo tools/objtool/objtool
+			find arch/x86/include Module.symvers include scripts -type f
+		} | tar -c -T - | tar -C "$tmp/kbuild" -x
+		cp .config "$tmp/kbuild/.config"
+	)
+	tar -C "$tmp/kbuild" -cJf "$dir/kbuild.tar.xz" .
+	rm -rf "$tmp"
+	cat >"$dir/README.md" <<-EOF
+		# Debug kernel $kver
+
+		Built by \`selftests/vm/debug-kernel.sh build\` and packed by \`debug-kernel.sh pack\`
+		at commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown):
+		- source: $KSRC ($(stat -c %s "$KSRC" 2>/dev/null || echo '?') bytes);
+		- \`selftests/vm/debug.config\` sha256: $(fragment_sum)
+		- build time: $(cat "$DK/build-seconds" 2>/dev/null || echo '?') s.
+
+		\`kbuild.tar.xz\` is the tree fasttrack.ko builds against:
+		\`make -C <extracted> M=<module source> modules\`.
+	EOF
+	(cd "$dir" && sha256sum "vmlinuz-$kver" "config-$kver" kbuild.tar.xz modules.tar.xz >SHA256SUMS)
+	log "packed debug kernel $kver into $dir"
+}
+
 cmd=${1:-check}
 [ $# -eq 0 ] || shift
 case $cmd in
 build)
 	build
 	;;
+pack)
+	pack "${1:-}"
+	;;
 check)
-	tests= if_cached=
+	tests='' if_cached=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--test) tests=$2; shift ;;
@@ -179,8 +321,10 @@ check)
 		esac
 		shift
 	done
-	if [ -n "$if_cached" ] && ! cached; then
-		log "SKIP: no cached debug kernel in $DK (run 'make check-debug' once to build it)"
+	# Skip only what would mean the long build: a prebuilt kernel is
+	# unpacked in seconds.
+	if [ -n "$if_cached" ] && ! cached && [ -z "$(prebuilt_dir)" ]; then
+		log "SKIP: no cached debug kernel in $DK and no prebuilt one (run 'make check-debug' once to build it)"
 		exit 0
 	fi
 	build
@@ -194,6 +338,6 @@ check)
 	run_shards "${tests:-$(sh "$REPO/selftests/run_tests.sh" --list)}"
 	;;
 *)
-	die "usage: debug-kernel.sh build | check [--test a,b] [--if-cached]"
+	die "usage: debug-kernel.sh build | check [--test a,b] [--if-cached] | pack DIR"
 	;;
 esac
