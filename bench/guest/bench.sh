@@ -16,8 +16,11 @@
 #                      (fasttrack,nfftc)
 #   ft.scalecount=N    pktgen frames per scaling run from 100 000 flows up
 #                      (100000)
+#   ft.ppspaths=P,...  paths of the pps section (all of lib.sh's BN_PATHS)
 #   ft.skip=S,...      sections to skip: tcp, pps, scale, commits, churn,
 #                      covering, bridge, devices, memchurn, connrate, l3dev
+#   ft.profile=P,...   instruction profile windows of these pps paths, for
+#                      bench/prof/profile.sh (bench/guest/profile.sh)
 #   ft.quick=1         BENCH_QUICK: churn.sh, covering.sh and devices.sh take
 #                      their smaller defaults (they document their own ft.*
 #                      settings)
@@ -54,6 +57,7 @@
 . /bench/guest/churn.sh
 . /bench/guest/covering.sh
 . /bench/guest/l2dev.sh
+. /bench/guest/profile.sh
 
 REPS=3 PPSREPS=5 COUNT=30000 TCPN=32M UDPN=8M TCPPATHS=fs0,fs50,nfftc,fasttrack FLOWS=1,1000,100000,1000000 SCALE=fasttrack,nfftc SKIP= SCALE_COUNT=100000
 for arg in $(cat /proc/cmdline); do
@@ -67,6 +71,7 @@ for arg in $(cat /proc/cmdline); do
 	ft.flows=*) FLOWS=${arg#*=} ;;
 	ft.scale=*) SCALE=${arg#*=} ;;
 	ft.skip=*) SKIP=${arg#*=} ;;
+	ft.ppspaths=*) BN_PATHS=$(echo "${arg#*=}" | tr ',' ' ') ;;
 	ft.scalecount=*) SCALE_COUNT=${arg#*=} ;;
 	esac
 done
@@ -340,7 +345,8 @@ settle() { sleep 2; }
 
 if ! skipped tcp; then section_tcp; fi
 settle
-if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || ! skipped covering; then
+if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || ! skipped covering ||
+	[ -n "$PROF_PATHS" ]; then
 	bn_setup_pktgen
 	BN_FT_DEVS="vlan22, vlan2222"
 	if ! skipped pps; then section_pps; fi
@@ -348,6 +354,7 @@ if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || !
 	if ! skipped commits; then section_commits; fi
 	if ! skipped churn; then section_churn; fi
 	if ! skipped covering; then section_covering; fi
+	if [ -n "$PROF_PATHS" ]; then section_profile; fi
 fi
 ft_cleanup
 if ! skipped bridge; then

@@ -16,6 +16,8 @@
 #   --append S: more kernel command line.
 #   --initrd-extra F: a second cpio archive appended to the initramfs.
 #   --virtfs DIR: share DIR read-only over virtio-9p, mount tag "ftroot".
+# FT_QEMU_ARGS: more qemu options, split at blanks (bench/prof/profile.sh
+# adds its plugin).
 # FT_TIMEOUT: seconds before a test boot is killed (default 3600, times
 # FT_SLOWDOWN on a foreign architecture: the whole suite takes about an
 # hour on arm).
@@ -89,6 +91,8 @@ qemu=("${QEMU[@]}" -nodefaults -no-user-config -accel "$accel" -smp "$smp"
 	qemu+=(-virtfs "local,path=$virtfs,mount_tag=ftroot,security_model=none,readonly=on,multidevs=remap")
 
 [ -z "$icount" ] || qemu+=(-icount shift=2,sleep=off)
+# shellcheck disable=SC2206 # options without blanks
+[ -z "${FT_QEMU_ARGS:-}" ] || qemu+=($FT_QEMU_ARGS)
 
 # second BACKEND: qemu options for the guest's second channel: a second
 # UART (ttyS1) on x86, a virtio console on arm's virt.
