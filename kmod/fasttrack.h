@@ -715,6 +715,13 @@ enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow);
 enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 			      struct sk_buff *skb, bool dst_ok);
 
+/* nl_watch.c */
+int ft_nl_watch_open(struct ft_net *fn, int proto, u32 groups,
+		     void (*data_ready)(struct sock *sk),
+		     void (*error_report)(struct sock *sk),
+		     struct socket **sockp);
+void ft_nl_watch_close(struct socket **sockp);
+
 /* route_nl.c */
 int ft_route_nl_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_nl_stop(struct ft_net *fn);

@@ -115,52 +115,21 @@ static void ft_route_nl_error(struct sock *sk)
 /* Under ft_net.lock, from ft_route_watch_start(). */
 int ft_route_nl_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 {
-	struct sockaddr_nl addr = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = 1U << (RTNLGRP_IPV4_ROUTE - 1) |
-			     1U << (RTNLGRP_IPV4_NETCONF - 1),
-	};
-	struct socket *sock;
-	struct sock *sk;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
-	err = sock_create_kern(fn->net, PF_NETLINK, SOCK_RAW, NETLINK_ROUTE,
-			       &sock);
-	if (err) {
+	err = ft_nl_watch_open(fn, NETLINK_ROUTE,
+			       1U << (RTNLGRP_IPV4_ROUTE - 1) |
+			       1U << (RTNLGRP_IPV4_NETCONF - 1),
+			       ft_route_nl_data_ready, ft_route_nl_error,
+			       &fn->route_sock);
+	if (err)
 		NL_SET_ERR_MSG_MOD(extack,
-				   "cannot open an rtnetlink socket to watch IPv4 routes");
-		return err;
-	}
-	sk = sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	rcu_assign_sk_user_data(sk, fn);
-	sk->sk_data_ready = ft_route_nl_data_ready;
-	sk->sk_error_report = ft_route_nl_error;
-	write_unlock_bh(&sk->sk_callback_lock);
-
-	err = kernel_bind(sock, (void *)&addr, sizeof(addr));
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "cannot join the IPv4 route multicast group to watch routes");
-		sock_release(sock);
-		return err;
-	}
-	fn->route_sock = sock;
-	return 0;
+				   "cannot watch IPv4 routes: no rtnetlink socket or route multicast group");
+	return err;
 }
 
 void ft_route_nl_stop(struct ft_net *fn)
 {
-	struct socket *sock = fn->route_sock;
-
-	if (!sock)
-		return;
-	write_lock_bh(&sock->sk->sk_callback_lock);
-	rcu_assign_sk_user_data(sock->sk, NULL);
-	write_unlock_bh(&sock->sk->sk_callback_lock);
-	/* A callback that still saw @fn is done after this. */
-	synchronize_rcu();
-	sock_release(sock);
-	fn->route_sock = NULL;
+	ft_nl_watch_close(&fn->route_sock);
 }

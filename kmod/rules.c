@@ -79,55 +79,23 @@ static void ft_rules_error(struct sock *sk)
  */
 int ft_rules_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 {
-	struct sockaddr_nl addr = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = 1U << (NFNLGRP_NFTABLES - 1),
-	};
-	struct socket *sock;
-	struct sock *sk;
 	int err = 0;
 
 	mutex_lock(&fn->lock);
-	if (fn->rules_sock)
-		goto out;
-	err = sock_create_kern(fn->net, PF_NETLINK, SOCK_RAW,
-			       NETLINK_NETFILTER, &sock);
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "cannot open a netfilter netlink socket to watch the ruleset; is nfnetlink available?");
-		goto out;
+	if (!fn->rules_sock) {
+		err = ft_nl_watch_open(fn, NETLINK_NETFILTER,
+				       1U << (NFNLGRP_NFTABLES - 1),
+				       ft_rules_data_ready, ft_rules_error,
+				       &fn->rules_sock);
+		if (err)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "cannot watch the ruleset: no netfilter netlink socket or nftables multicast group; is nfnetlink available?");
 	}
-	sk = sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	rcu_assign_sk_user_data(sk, fn);
-	sk->sk_data_ready = ft_rules_data_ready;
-	sk->sk_error_report = ft_rules_error;
-	write_unlock_bh(&sk->sk_callback_lock);
-
-	err = kernel_bind(sock, (void *)&addr, sizeof(addr));
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "cannot join the nftables multicast group to watch the ruleset");
-		sock_release(sock);
-		goto out;
-	}
-	fn->rules_sock = sock;
-out:
 	mutex_unlock(&fn->lock);
 	return err;
 }
 
 void ft_rules_watch_stop(struct ft_net *fn)
 {
-	struct socket *sock = fn->rules_sock;
-
-	if (!sock)
-		return;
-	write_lock_bh(&sock->sk->sk_callback_lock);
-	rcu_assign_sk_user_data(sock->sk, NULL);
-	write_unlock_bh(&sock->sk->sk_callback_lock);
-	/* A data_ready callback that still saw @fn is done after this. */
-	synchronize_rcu();
-	sock_release(sock);
-	fn->rules_sock = NULL;
+	ft_nl_watch_close(&fn->rules_sock);
 }
