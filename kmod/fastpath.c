@@ -556,12 +556,14 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		goto stale;
 	}
 	/* One number for the route and the ruleset: its family's log. */
-	dst_ok = ft_flow_dst_ok(flow, net);
-	if (unlikely(!dst_ok || READ_ONCE(flow->route_seq) !=
-		     (u32)atomic_read(&fn->gen[ft_gen_route(flow->key.fam)]))) {
-		reason = ft_route_recheck(fn, flow, skb, dst_ok);
-		if (reason)
-			goto stale;
+	if (unlikely(!ft_flow_fresh(fn, flow, net))) {
+		dst_ok = ft_flow_dst_ok(fn, flow, net);
+		if (!dst_ok || READ_ONCE(flow->route_seq) !=
+		    (u32)atomic_read(&fn->gen[ft_gen_route(flow->key.fam)])) {
+			reason = ft_route_recheck(fn, flow, skb, dst_ok);
+			if (reason)
+				goto stale;
+		}
 	}
 	if (unlikely(!ft_neigh_usable(flow->nh->neigh))) {
 		reason = FT_STAT_NEIGH_CHANGED;

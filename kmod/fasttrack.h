@@ -116,13 +116,16 @@ static inline enum ft_gen_kind ft_gen_route(enum ft_fam fam)
  * One route change: the flows whose route destination is in @prefix/@plen,
  * or every flow of the family if @all (rules, nexthop objects, devices:
  * changes without a prefix). A ruleset commit is logged too, so that a
- * flow checks one number per packet for all it depends on.
+ * flow checks one number per packet for all it depends on. So is a move
+ * of a family's dst generation (ft_dst_gen()), which covers no flow but
+ * makes each check its dst once.
  */
 struct ft_route_change {
 	union ft_addr prefix;
 	u8 plen;
 	bool all;
 	bool ruleset;		/* a firewall ruleset commit: all are stale */
+	bool dst;		/* the dst generation moved: covers none */
 };
 
 #define FT_RLOG_SIZE	256	/* changes a flow may fall behind by */
@@ -420,6 +423,7 @@ struct ft_net {
 
 	/* Read per packet: keep apart from control state. */
 	atomic_t gen[FT_GEN_NUM] ____cacheline_aligned_in_smp;
+	u32 dst_gen[FT_FAM_NUM];	/* ft_dst_gen() the log last noted */
 	struct ft_htable flows;
 	struct ft_stats_pcpu __percpu *stats;
 	struct ft_config cfg;
@@ -453,6 +457,7 @@ struct ft_net {
 	seqcount_spinlock_t rlog_seq;	/* writers hold gen_lock */
 	struct ft_route_change rlog[FT_FAM_NUM][FT_RLOG_SIZE];
 	u32 rules_seq[FT_FAM_NUM];	/* log head at the last ruleset change */
+	u32 cover_seq[FT_FAM_NUM];	/* ... at the last that may cover one */
 	struct ft_route_memos __percpu *rmemo;	/* BH off: route.c */
 
 	struct nf_hook_ops learn_ops[FT_LEARN_HOOKS];	/* IPv4, IPv6 */
@@ -714,6 +719,7 @@ u32 ft_dst_cookie(struct dst_entry *dst, enum ft_fam fam);
 enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow);
 enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 			      struct sk_buff *skb, bool dst_ok);
+void ft_route_dst_gen_note(struct ft_net *fn, enum ft_fam fam, u32 gen);
 
 /* nl_watch.c */
 int ft_nl_watch_open(struct ft_net *fn, int proto, u32 groups,
@@ -772,17 +778,68 @@ static inline bool ft_xfrm_active(const struct net *net)
 }
 
 /*
+ * The dst generation of @fam: IPv4's rt_genid, IPv6's fib6_sernum. Every
+ * change that a dst check of the family can see moves it (IPv6: just
+ * before the change, whose serial numbers come from it), but the passing
+ * of a route's expiry time.
+ */
+static inline u32 ft_dst_gen(const struct net *net, enum ft_fam fam)
+{
+	if (fam == FT_FAM_V4)
+		return (u32)rt_genid_ipv4(net);
+	return (u32)rt_genid_ipv6(net);
+}
+
+/*
+ * Has nothing that @flow's route depends on changed since its dst was last
+ * checked? Its family's log (route changes, the ruleset, and moves of the
+ * dst generation, which the first packet to see one logs) is where the
+ * flow read it up to, and the flow already went through here in this
+ * jiffy (a passing expiry time moves no number). Not while a change of
+ * the flow's own may still be on its way (FT_FLOW_RECHECK, route.c), nor
+ * once its dst is dead. Per packet: then ft_flow_dst_ok() is not needed.
+ */
+#ifdef FT_TEST_HOOKS
+bool ft_test_fresh_hold(void);	/* testhooks.c: no expiry by time */
+#else
+static inline bool ft_test_fresh_hold(void) { return false; }
+#endif
+
+static inline bool ft_flow_fresh(struct ft_net *fn, const struct ft_flow *flow,
+				 const struct net *net)
+{
+	enum ft_fam fam = flow->key.fam;
+
+	if (ft_dst_gen(net, fam) != READ_ONCE(fn->dst_gen[fam]))
+		return false;
+	/* The log entry of that move before its note: ft_route_dst_gen_note() */
+	smp_rmb();
+	return READ_ONCE(flow->route_seq) ==
+	       (u32)atomic_read(&fn->gen[ft_gen_route(fam)]) &&
+	       (READ_ONCE(flow->last_active) == (u32)jiffies ||
+		ft_test_fresh_hold()) &&
+	       !test_bit(FT_FLOW_RECHECK, &flow->flags) &&
+	       READ_ONCE(READ_ONCE(flow->dst)->obsolete) == DST_OBSOLETE_FORCE_CHK;
+}
+
+/*
  * Does the route @flow was cached with still hold, as far as the dst can
  * tell? IPv4 input routes carry the netns route generation, which any FIB
  * change moves, so the flow keeps the one it was last checked under and
- * route.c moves it on past changes that are not its own. Per packet.
+ * route.c moves it on past changes that are not its own. When a flow is
+ * not ft_flow_fresh(): it also notes a move of the dst generation in the
+ * log, where every flow of the family then sees it.
  */
-static inline bool ft_flow_dst_ok(const struct ft_flow *flow,
+static inline bool ft_flow_dst_ok(struct ft_net *fn, const struct ft_flow *flow,
 				  const struct net *net)
 {
 	struct dst_entry *dst = READ_ONCE(flow->dst);
+	enum ft_fam fam = flow->key.fam;
+	u32 gen = ft_dst_gen(net, fam);
 
-	if (flow->key.fam == FT_FAM_V4)
+	if (unlikely(gen != READ_ONCE(fn->dst_gen[fam])))
+		ft_route_dst_gen_note(fn, fam, gen);
+	if (fam == FT_FAM_V4)
 		return READ_ONCE(dst->obsolete) == DST_OBSOLETE_FORCE_CHK &&
 		       READ_ONCE(flow->dst_cookie) == (u32)rt_genid_ipv4(net);
 	return dst_check(dst, READ_ONCE(flow->dst_cookie));

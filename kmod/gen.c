@@ -113,8 +113,10 @@ void ft_gen_init(struct ft_net *fn)
 
 	for (i = 0; i < FT_GEN_NUM; i++)
 		atomic_set(&fn->gen[i], 0);
-	for (i = 0; i < FT_FAM_NUM; i++)
+	for (i = 0; i < FT_FAM_NUM; i++) {
 		fn->rules_seq[i] = 0;
+		fn->cover_seq[i] = 0;
+	}
 	spin_lock_init(&fn->gen_lock);
 	seqcount_spinlock_init(&fn->rlog_seq, &fn->gen_lock);
 	fn->gen_waiting = 0;

@@ -21,6 +21,16 @@
  * and goes back to the stack, and so is a flow whose lookup the fast path
  * cannot reproduce (DNAT, a mark set by the ruleset, IPsec).
  *
+ * The dst check runs only when something could have changed its answer
+ * (ft_flow_fresh()): a move of the family's dst generation (rt_genid,
+ * fib6_sernum), which the first packet to see it logs as a change that
+ * covers none, so that each flow checks once; a flow's first packet in a
+ * jiffy (IPv6 routes expire with time, which moves nothing); and every
+ * packet of a flow with FT_FLOW_RECHECK. IPv6 takes a serial number from
+ * its generation before it writes it to the tree, so a dst check may pass
+ * just before the change it was run for is visible; a change that is not
+ * logged only re-arms a flow, and the flow's next jiffy checks again.
+ *
  * A firewall ruleset commit is logged in both rings, and a flow learned
  * before it goes back to the stack (gen.c): one number per packet, the
  * head of its family's log, tells a flow whether anything it depends on
@@ -63,6 +73,8 @@ void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
 	}
 	if (slot->ruleset)
 		WRITE_ONCE(fn->rules_seq[fam], seq);
+	if (!slot->dst)
+		WRITE_ONCE(fn->cover_seq[fam], seq);
 	atomic_set(head, seq);
 	write_seqcount_end(&fn->rlog_seq);
 }
@@ -80,10 +92,32 @@ void ft_route_log(struct ft_net *fn, enum ft_fam fam,
 	spin_unlock_irqrestore(&fn->gen_lock, flags);
 }
 
+/*
+ * The dst generation of @fam moved to @gen: log it, once, so that each
+ * flow of the family checks its dst at its next packet (ft_flow_fresh()).
+ * The fast path, which saw it first; rare.
+ */
+void ft_route_dst_gen_note(struct ft_net *fn, enum ft_fam fam, u32 gen)
+{
+	static const struct ft_route_change c = { .dst = true };
+	unsigned long flags;
+
+	spin_lock_irqsave(&fn->gen_lock, flags);
+	if (READ_ONCE(fn->dst_gen[fam]) != gen) {
+		ft_route_log_append(fn, fam, &c);
+		/* Pairs with smp_rmb() in ft_flow_fresh(). */
+		smp_wmb();
+		WRITE_ONCE(fn->dst_gen[fam], gen);
+	}
+	spin_unlock_irqrestore(&fn->gen_lock, flags);
+}
+
 /* @a: a __be32 or a struct in6_addr, by @fam. */
 static bool ft_change_covers(const struct ft_route_change *c,
 			     enum ft_fam fam, const void *a)
 {
+	if (c->dst)
+		return false;
 	if (c->all)
 		return true;
 	if (fam == FT_FAM_V4)
@@ -379,16 +413,18 @@ enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 		if (ruleset)
 			return FT_STAT_RULESET_CHANGED;
 		same = ft_route_relookup(fn, flow, skb, head, true);
-	} else if (!dst_ok && (head == from ||
-			       test_bit(FT_FLOW_RECHECK, &flow->flags) ||
-			       ft_xfrm_active(net) ||
-			       !ft_dst_rearm(flow, net))) {
+	} else if (!dst_ok &&
+		   (!ft_seq_after(READ_ONCE(fn->cover_seq[fam]), from) ||
+		    test_bit(FT_FLOW_RECHECK, &flow->flags) ||
+		    ft_xfrm_active(net) || !ft_dst_rearm(flow, net))) {
 		/*
 		 * Unlogged changes move the generations too: sysctls the
 		 * input route reads, IPsec policies (no flow is re-armed
 		 * while they exist), and changes of the flow's own that
 		 * were not visible yet when it last looked up (RECHECK). A
-		 * failed check with nothing logged since is one of those.
+		 * failed check with nothing logged since that could cover
+		 * a flow (a dst generation move covers none) is one of
+		 * those.
 		 */
 		same = ft_route_relookup(fn, flow, skb, head, false);
 	} else {

@@ -10,6 +10,10 @@
  *
  * debugfs fasttrack/buckets: reading gives the number of buckets of the
  * reader's netns' flow table, so that a test sees it grow and shrink.
+ *
+ * debugfs fasttrack/fresh_hold: while Y, a flow stays fresh (no dst check)
+ * past its jiffy, so that a test sees what the dst generation alone
+ * catches (ft_flow_fresh()).
  */
 #include <linux/debugfs.h>
 #include <linux/nsproxy.h>
@@ -19,6 +23,12 @@
 #include "fasttrack.h"
 
 static struct dentry *ft_debugfs;
+static bool ft_fresh_hold;
+
+bool ft_test_fresh_hold(void)
+{
+	return READ_ONCE(ft_fresh_hold);
+}
 
 static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
@@ -80,6 +90,7 @@ int ft_testhooks_init(void)
 			    &ft_acct_add_fops);
 	debugfs_create_file("buckets", 0400, ft_debugfs, NULL,
 			    &ft_buckets_fops);
+	debugfs_create_bool("fresh_hold", 0600, ft_debugfs, &ft_fresh_hold);
 	pr_warn("built with test hooks (FT_TEST_HOOKS): not for production\n");
 	return 0;
 }

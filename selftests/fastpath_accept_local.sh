@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC3043,SC2154,SC2016 # dash has local; lib.sh sets $ret;
+# awk programs are in single quotes.
+# A sysctl that changes the stack's decision and is seen only through the
+# route generation. The plain router owns the client's address too (on
+# dummy0) and accepts it as a source on eth1 (accept_local=1, rp_filter
+# off), so that it forwards the client's UDP to the server. Then
+# accept_local goes to 0: the stack calls the client's packets martians and
+# drops them. No route changes and no netlink message says so; only
+# rt_genid moves (rt_cache_flush()). The fast path must see that move at
+# the next packet: the debugfs test hook fasttrack/fresh_hold keeps a flow
+# fresh past its jiffy, so only the generation can send it to its dst
+# check. For the full stack and fasttrack alike, the server receives
+# nothing more of the connection.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_fastpath.sh"
+
+require_cmd ip ftctl conntrack udpecho
+fp_init
+fp_require
+ft_module_load
+setup_plain_router
+PORT=7777
+must ip -n "$NS_ROUTER" link add dummy0 type dummy
+must ip -n "$NS_ROUTER" link set dummy0 up
+must ip -n "$NS_ROUTER" addr add "$CLIENT_IP4/32" dev dummy0
+
+# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
+dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
+defer rmdir "$dbg"
+must mount -t debugfs none "$dbg"
+defer umount "$dbg"
+hold=$dbg/fasttrack/fresh_hold
+if [ ! -w "$hold" ]; then
+	fail "debugfs fasttrack/fresh_hold is there" "missing: $hold"
+	exit "$KSFT_FAIL"
+fi
+defer sh -c "echo N > $hold"
+
+ip netns exec "$NS_SERVER" udpecho -s "$PORT" >/dev/null 2>&1 &
+defer kill $!
+
+# UDP datagrams the server's netns received.
+srv_rx() {
+	ip netns exec "$NS_SERVER" awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $2 }' /proc/net/snmp
+}
+
+accept_local() {
+	local dev
+	for dev in all eth1; do
+		must ip netns exec "$NS_ROUTER" sysctl -qw \
+			"net.ipv4.conf.$dev.rp_filter=0" \
+			"net.ipv4.conf.$dev.accept_local=$1"
+	done
+}
+
+# send SPORT COUNT: COUNT datagrams of the connection from SPORT, 50 ms
+# apart; print how many the server received. Their answers go to the
+# router's own address and are lost.
+send() {
+	local a
+	a=$(srv_rx)
+	ip netns exec "$NS_CLIENT" udpecho -c "$SERVER_IP4" "$PORT" "$2" 1000 "$1" >/dev/null 2>&1
+	echo $(($(srv_rx) - a))
+}
+
+for mode in stack fasttrack; do
+	if [ "$mode" = fasttrack ]; then
+		fp_enable eth1 ipv4
+		fwd0=$(fp_num "$(fp_dev_bytes eth1 4)")
+		echo Y >"$hold"
+	fi
+	fp_port sport
+	accept_local 1
+	must ip netns exec "$NS_ROUTER" conntrack -F
+	check_ge "$mode: the connection is set up" "$(send "$sport" 5)" 5
+	[ "$mode" = stack ] ||
+		check_ge "fasttrack: the connection was offloaded" \
+			"$(fp_num "$(fp_dev_bytes eth1 4)")" $((fwd0 + 1))
+	accept_local 0
+	check_eq "$mode: accept_local off, the server receives nothing of it" \
+		0 "$(send "$sport" 5)"
+done
+
+fp_exit
