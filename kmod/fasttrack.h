@@ -803,9 +803,13 @@ bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
 #ifdef FT_TEST_HOOKS
 int ft_testhooks_init(void);
 void ft_testhooks_exit(void);
+void ft_test_insert_window(const struct ft_flow *flow);
+bool ft_test_gc_paused(void);
 #else
 static inline int ft_testhooks_init(void) { return 0; }
 static inline void ft_testhooks_exit(void) {}
+static inline void ft_test_insert_window(const struct ft_flow *flow) {}
+static inline bool ft_test_gc_paused(void) { return false; }
 #endif
 
 /* netlink.c */

@@ -161,6 +161,7 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 	err = ft_flow_hash_insert(fn, flow);
 	if (err)
 		goto err_hash;
+	ft_test_insert_window(flow);
 	/* From here on teardowns and walks may act on it. */
 	set_bit(FT_FLOW_LIVE, &flow->flags);
 	ft_gc_kick(fn);
@@ -527,12 +528,16 @@ static void ft_gc_work(struct work_struct *work)
 					 gc_work);
 	unsigned long budget;
 
+	/* A test holds the GC off to see what else removes flows. */
+	if (ft_test_gc_paused())
+		goto requeue;
 	/* A slice such that a pass takes FT_GC_SWEEP at most. */
 	budget = (unsigned long)atomic_read(&fn->nflows) * FT_GC_INTERVAL /
 		 FT_GC_SWEEP;
 	budget = max_t(unsigned long, budget, FT_GC_MIN_BATCH);
 	if (!ft_table_walk(fn, &fn->gc_next, budget, ft_gc_flow, NULL))
 		fn->gc_next = 0;
+requeue:
 	/* An insert after this read queues the work itself: ft_gc_kick(). */
 	if (atomic_read(&fn->nflows))
 		queue_delayed_work(system_power_efficient_wq, &fn->gc_work,

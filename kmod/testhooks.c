@@ -10,8 +10,22 @@
  *
  * debugfs fasttrack/buckets: reading gives the number of buckets of the
  * reader's netns' flow table, so that a test sees it grow and shrink.
+ *
+ * debugfs fasttrack/learn_stall: writing a port P holds the next TCP flow
+ * inserted with source port P (a server's direction) between its hash
+ * insert and its marking as live, until its connection leaves the states
+ * that may be cached (a FIN or RST seen on another CPU) or 10 s pass; it
+ * busy-waits in the learn's softirq. Reading gives "idle", "armed",
+ * "waiting", "released" (by the close) or "timeout". Lets a test put a
+ * close into the window deterministically, with two CPUs. The held CPU is
+ * in an RCU read section: whatever waits for a grace period meanwhile
+ * waits for the release.
+ *
+ * debugfs fasttrack/gc_pause: writing 1 holds the GC off in every netns,
+ * 0 lets it run again, so that a test sees what else removes a flow.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
@@ -19,6 +33,83 @@
 #include "fasttrack.h"
 
 static struct dentry *ft_debugfs;
+
+enum ft_stall_state {
+	FT_STALL_IDLE,
+	FT_STALL_ARMED,
+	FT_STALL_WAITING,
+	FT_STALL_RELEASED,
+	FT_STALL_TIMEOUT,
+};
+
+static const char *const ft_stall_names[] = {
+	[FT_STALL_IDLE]		= "idle",
+	[FT_STALL_ARMED]	= "armed",
+	[FT_STALL_WAITING]	= "waiting",
+	[FT_STALL_RELEASED]	= "released",
+	[FT_STALL_TIMEOUT]	= "timeout",
+};
+
+static int ft_stall_port;	/* armed for it; 0: not armed */
+static int ft_stall_state;
+static bool ft_gc_pause;
+
+void ft_test_insert_window(const struct ft_flow *flow)
+{
+	int port = READ_ONCE(ft_stall_port);
+	unsigned long end;
+
+	if (!port || flow->key.l4proto != IPPROTO_TCP ||
+	    ntohs(flow->key.sport) != port ||
+	    cmpxchg(&ft_stall_port, port, 0) != port)
+		return;
+	WRITE_ONCE(ft_stall_state, FT_STALL_WAITING);
+	end = jiffies + 10 * HZ;
+	while (ft_tcp_cacheable(flow->ct) && time_before(jiffies, end))
+		mdelay(1);
+	WRITE_ONCE(ft_stall_state, ft_tcp_cacheable(flow->ct) ?
+		   FT_STALL_TIMEOUT : FT_STALL_RELEASED);
+}
+
+bool ft_test_gc_paused(void)
+{
+	return READ_ONCE(ft_gc_pause);
+}
+
+static ssize_t ft_stall_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	unsigned int port;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, len, 0, &port);
+	if (err)
+		return err;
+	if (!port || port > U16_MAX)
+		return -EINVAL;
+	WRITE_ONCE(ft_stall_state, FT_STALL_ARMED);
+	WRITE_ONCE(ft_stall_port, port);
+	return len;
+}
+
+static ssize_t ft_stall_read(struct file *file, char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	const char *s = ft_stall_names[READ_ONCE(ft_stall_state)];
+	char buf[16];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%s\n", s);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations ft_stall_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= ft_stall_read,
+	.write	= ft_stall_write,
+	.llseek	= default_llseek,
+};
 
 static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
@@ -80,6 +171,9 @@ int ft_testhooks_init(void)
 			    &ft_acct_add_fops);
 	debugfs_create_file("buckets", 0400, ft_debugfs, NULL,
 			    &ft_buckets_fops);
+	debugfs_create_file("learn_stall", 0600, ft_debugfs, NULL,
+			    &ft_stall_fops);
+	debugfs_create_bool("gc_pause", 0600, ft_debugfs, &ft_gc_pause);
 	pr_warn("built with test hooks (FT_TEST_HOOKS): not for production\n");
 	return 0;
 }
