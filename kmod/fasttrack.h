@@ -409,7 +409,6 @@ struct ft_rx_state {
 	bool hdr_ok;		/* @hdr was read */
 	bool learnable;		/* no SYN, FIN or RST: the above were read */
 	u8 lookup;		/* enum ft_rx_lookup */
-	const struct nf_conn *torn;	/* FT_RX_TORN_DOWN: compared only */
 	struct ft_key key;	/* unless FT_RX_NOT_LOOKED */
 };
 
@@ -562,7 +561,7 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 void ft_key_from_tuple(struct ft_key *key,
 		       const struct nf_conntrack_tuple *t);
 void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
-			 const struct ft_key *free, enum ft_stat reason);
+			 enum ft_stat reason);
 void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
 
 /*

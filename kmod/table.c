@@ -243,19 +243,16 @@ static void ft_ct_fixup(struct nf_conn *ct)
 }
 
 /*
- * Kill the cached direction @dir of @ct, if any; @free is a key the
- * caller found no flow under, or NULL. Caller: rcu_read_lock, BH off.
+ * Kill the cached direction @dir of @ct, if any. Caller: rcu_read_lock,
+ * BH off.
  */
 static bool ft_flow_kill_dir(struct ft_net *fn, struct nf_conn *ct,
-			     enum ip_conntrack_dir dir, const struct ft_key *free,
-			     enum ft_stat reason)
+			     enum ip_conntrack_dir dir, enum ft_stat reason)
 {
 	struct ft_flow *flow;
 	struct ft_key key;
 
 	ft_key_from_tuple(&key, &ct->tuplehash[dir].tuple);
-	if (free && ft_key_same(&key, free))
-		return false;
 	flow = ft_flow_lookup(fn, &key);
 	return flow && flow->ct == ct && ft_flow_kill(fn, flow, reason);
 }
@@ -271,20 +268,17 @@ static void ft_flow_teardown_done(struct ft_net *fn, struct nf_conn *ct,
 	ft_ct_fixup(ct);
 }
 
-/*
- * Remove both directions of @ct, if cached; @free is a key the caller
- * found no flow under (it spares a lookup), or NULL. Caller: RCU, BH off.
- */
+/* Remove both directions of @ct, if cached. Caller: RCU, BH off. */
 void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
-			 const struct ft_key *free, enum ft_stat reason)
+			 enum ft_stat reason)
 {
 	int killed;
 
 	lockdep_assert_in_softirq();
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "fasttrack: teardown outside an RCU read section");
-	killed = ft_flow_kill_dir(fn, ct, IP_CT_DIR_ORIGINAL, free, reason);
-	killed += ft_flow_kill_dir(fn, ct, IP_CT_DIR_REPLY, free, reason);
+	killed = ft_flow_kill_dir(fn, ct, IP_CT_DIR_ORIGINAL, reason);
+	killed += ft_flow_kill_dir(fn, ct, IP_CT_DIR_REPLY, reason);
 	ft_flow_teardown_done(fn, ct, killed, reason);
 }
 
@@ -302,7 +296,7 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "fasttrack: teardown outside an RCU read section");
 	killed = ft_flow_kill(fn, flow, reason);
-	killed += ft_flow_kill_dir(fn, ct, !ft_flow_dir(flow), NULL, reason);
+	killed += ft_flow_kill_dir(fn, ct, !ft_flow_dir(flow), reason);
 	ft_flow_teardown_done(fn, ct, killed, reason);
 }
 
