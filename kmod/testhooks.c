@@ -23,10 +23,17 @@
  *
  * debugfs fasttrack/gc_pause: writing 1 holds the GC off in every netns,
  * 0 lets it run again, so that a test sees what else removes a flow.
+ *
+ * debugfs fasttrack/hw_forwarded: writing "IFNAME PORT" marks the UDP
+ * datagrams to PORT that enter IFNAME, in the writer's netns, as a switch
+ * ASIC marks a packet it forwarded already (skb->offload_l3_fwd_mark), from
+ * an ingress hook ahead of the fast path's; "-" stops it. One device at a
+ * time, held until then.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/nsproxy.h>
+#include <linux/rtnetlink.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
@@ -164,6 +171,132 @@ static const struct file_operations ft_buckets_fops = {
 	.llseek	= default_llseek,
 };
 
+struct ft_hw_mark {
+	struct nf_hook_ops ops;
+	struct net *net;		/* held */
+	struct net_device *dev;		/* held */
+	__be16 port;
+};
+
+static struct ft_hw_mark *ft_hw_mark;	/* RTNL */
+
+static unsigned int ft_hw_mark_hook(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	const struct ft_hw_mark *m = priv;
+	unsigned int off = skb_network_offset(skb);
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+		__be16 ports[2];
+	} buf;
+	const struct ipv6hdr *ip6h;
+	const struct iphdr *iph;
+	const __be16 *ports;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		iph = skb_header_pointer(skb, off, sizeof(buf.v4), &buf);
+		if (!iph || iph->protocol != IPPROTO_UDP)
+			return NF_ACCEPT;
+		off += iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		ip6h = skb_header_pointer(skb, off, sizeof(buf.v6), &buf);
+		if (!ip6h || ip6h->nexthdr != IPPROTO_UDP)
+			return NF_ACCEPT;
+		off += sizeof(*ip6h);
+	} else {
+		return NF_ACCEPT;
+	}
+	ports = skb_header_pointer(skb, off, sizeof(buf.ports), &buf);
+#ifdef CONFIG_NET_SWITCHDEV
+	if (ports && ports[1] == m->port)
+		skb->offload_l3_fwd_mark = 1;
+#endif
+	return NF_ACCEPT;
+}
+
+static void ft_hw_mark_stop(void)
+{
+	struct ft_hw_mark *m = ft_hw_mark;
+
+	ASSERT_RTNL();
+	if (!m)
+		return;
+	ft_hw_mark = NULL;
+	nf_unregister_net_hook(m->net, &m->ops);
+	synchronize_net();
+	dev_put(m->dev);
+	put_net(m->net);
+	kfree(m);
+}
+
+static int ft_hw_mark_start(struct net *net, const char *name, u16 port)
+{
+	struct ft_hw_mark *m;
+	int err;
+
+	ASSERT_RTNL();
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->dev = __dev_get_by_name(net, name);
+	if (!m->dev) {
+		kfree(m);
+		return -ENODEV;
+	}
+	m->port = htons(port);
+	m->ops.hook = ft_hw_mark_hook;
+	m->ops.priv = m;
+	m->ops.pf = NFPROTO_NETDEV;
+	m->ops.hooknum = NF_NETDEV_INGRESS;
+	m->ops.priority = INT_MIN;
+	m->ops.dev = m->dev;
+	err = nf_register_net_hook(net, &m->ops);
+	if (err) {
+		kfree(m);
+		return err;
+	}
+	dev_hold(m->dev);
+	m->net = get_net(net);
+	ft_hw_mark = m;
+	return 0;
+}
+
+static ssize_t ft_hw_mark_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[IFNAMSIZ + 16], name[IFNAMSIZ];
+	unsigned int port;
+	int err = 0;
+
+	if (!IS_ENABLED(CONFIG_NET_SWITCHDEV))
+		return -EOPNOTSUPP;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	rtnl_lock();
+	ft_hw_mark_stop();
+	if (buf[0] != '-') {
+		if (sscanf(buf, "%15s %u", name, &port) != 2 || !port ||
+		    port > U16_MAX)
+			err = -EINVAL;
+		else
+			err = ft_hw_mark_start(current->nsproxy->net_ns, name,
+					       port);
+	}
+	rtnl_unlock();
+	return err ?: len;
+}
+
+static const struct file_operations ft_hw_mark_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ft_hw_mark_write,
+	.llseek	= noop_llseek,
+};
+
 int ft_testhooks_init(void)
 {
 	ft_debugfs = debugfs_create_dir("fasttrack", NULL);
@@ -174,6 +307,8 @@ int ft_testhooks_init(void)
 	debugfs_create_file("learn_stall", 0600, ft_debugfs, NULL,
 			    &ft_stall_fops);
 	debugfs_create_bool("gc_pause", 0600, ft_debugfs, &ft_gc_pause);
+	debugfs_create_file("hw_forwarded", 0200, ft_debugfs, NULL,
+			    &ft_hw_mark_fops);
 	pr_warn("built with test hooks (FT_TEST_HOOKS): not for production\n");
 	return 0;
 }
@@ -181,4 +316,7 @@ int ft_testhooks_init(void)
 void ft_testhooks_exit(void)
 {
 	debugfs_remove_recursive(ft_debugfs);
+	rtnl_lock();
+	ft_hw_mark_stop();
+	rtnl_unlock();
 }
