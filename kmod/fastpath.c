@@ -452,6 +452,20 @@ static enum ft_parse_result ft_parse_skb(struct sk_buff *skb, enum ft_fam fam,
 }
 
 /*
+ * Did a switch ASIC route @skb already? A switchdev driver hands the CPU a
+ * copy of such a packet, which the stack consumes after the forward hook
+ * (ip_forward_finish(), ip6_forward_finish()) instead of sending it again.
+ */
+static bool ft_hw_forwarded(const struct sk_buff *skb)
+{
+#ifdef CONFIG_NET_SWITCHDEV
+	return skb->offload_l3_fwd_mark;
+#else
+	return false;
+#endif
+}
+
+/*
  * Would the stack forward what arrives on @dev at all? Both families read
  * the switch per packet (ip_route_input_slow(), ip6_forward()), and so do
  * we: a flow whose route is re-armed past an IPv4 generation change would
@@ -597,10 +611,11 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 
 	/* A tagged frame on a trunk belongs to its VLAN device's hook; a
-	 * dst on the packet (tunnel metadata) is an input of its routing.
+	 * dst on the packet (tunnel metadata) is an input of its routing;
+	 * what a switch routed already, the stack consumes.
 	 */
 	if (skb_vlan_tag_present(skb) || skb->pkt_type != PACKET_HOST ||
-	    skb_dst(skb))
+	    skb_dst(skb) || ft_hw_forwarded(skb))
 		return ft_punt(fd, fam, skb, FT_PUNT_UNKNOWN);
 	/* A bridge or bond port: its rx_handler decides, after this hook. */
 	if (unlikely(rcu_access_pointer(skb->dev->rx_handler)))
