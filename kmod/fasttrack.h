@@ -426,6 +426,8 @@ struct ft_net {
 	atomic_t nflows ____cacheline_aligned_in_smp;
 	struct xarray flow_ids;		/* id -> flow, lowest free id */
 	unsigned long gc_next;		/* id the GC goes on from */
+	unsigned long gc_passes;	/* whole passes, GC writes */
+	struct xarray gone_iifs;	/* ifindex -> gc_passes: dev.c */
 
 	struct list_head devs;		/* RTNL */
 	struct list_head dev_rules;	/* RTNL: dev_rules.c */
@@ -622,6 +624,7 @@ bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow);
 void ft_table_kill(struct ft_net *fn, const struct ft_filter *f,
 		   enum ft_stat reason);
 void ft_table_kill_devs(struct ft_net *fn, struct xarray *devs);
+void ft_table_kill_iif(struct ft_net *fn, int ifindex);
 struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id);
 
 /* dev.c */

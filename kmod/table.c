@@ -439,6 +439,14 @@ void ft_table_kill_devs(struct ft_net *fn, struct xarray *devs)
 	ft_table_kill(fn, &f, FT_STAT_INVALIDATED);
 }
 
+/* Drop the flows that entered through the device of index @ifindex. */
+void ft_table_kill_iif(struct ft_net *fn, int ifindex)
+{
+	struct ft_filter f = { .iif = ifindex, .families = FT_FAMILIES_ALL };
+
+	ft_table_kill(fn, &f, FT_STAT_INVALIDATED);
+}
+
 static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
 					  const struct ft_flow *flow)
 {
@@ -516,6 +524,22 @@ static void ft_gc_flow(struct ft_net *fn, struct ft_flow *flow,
 		ft_flow_teardown(fn, flow, reason);
 }
 
+/*
+ * A pass ended: forget the devices that went before the one that ended
+ * started (dev.c): it removed what was left of their flows.
+ */
+static void ft_gc_pass_done(struct ft_net *fn)
+{
+	unsigned long pass = (fn->gc_passes + 1) & LONG_MAX, index;
+	void *entry;
+
+	WRITE_ONCE(fn->gc_passes, pass);
+	xa_for_each(&fn->gone_iifs, index, entry)
+		if (((pass - xa_to_value(entry)) & LONG_MAX) >= 2)
+			xa_cmpxchg(&fn->gone_iifs, index, entry, NULL,
+				   GFP_KERNEL);
+}
+
 static void ft_gc_work(struct work_struct *work)
 {
 	struct ft_net *fn = container_of(to_delayed_work(work), struct ft_net,
@@ -529,8 +553,10 @@ static void ft_gc_work(struct work_struct *work)
 	budget = (unsigned long)atomic_read(&fn->nflows) * FT_GC_INTERVAL /
 		 FT_GC_SWEEP;
 	budget = max_t(unsigned long, budget, FT_GC_MIN_BATCH);
-	if (!ft_table_walk(fn, &fn->gc_next, budget, ft_gc_flow, NULL))
+	if (!ft_table_walk(fn, &fn->gc_next, budget, ft_gc_flow, NULL)) {
 		fn->gc_next = 0;
+		ft_gc_pass_done(fn);
+	}
 requeue:
 	/* An insert after this read queues the work itself: ft_gc_kick(). */
 	if (atomic_read(&fn->nflows))
@@ -546,6 +572,8 @@ int ft_table_init(struct ft_net *fn)
 	if (err)
 		return err;
 	xa_init_flags(&fn->flow_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init(&fn->gone_iifs);
+	fn->gc_passes = 0;
 	atomic_set(&fn->nflows, 0);
 	ft_reap_init(fn);
 	INIT_DELAYED_WORK(&fn->gc_work, ft_gc_work);
@@ -564,5 +592,6 @@ void ft_table_exit(struct ft_net *fn)
 	WARN_ON_ONCE(atomic_read(&fn->nflows));
 	WARN_ON_ONCE(!xa_empty(&fn->flow_ids));
 	xa_destroy(&fn->flow_ids);
+	xa_destroy(&fn->gone_iifs);
 	ft_flow_hash_exit(fn);
 }
