@@ -119,8 +119,30 @@ static void ft_dev_put(struct ft_dev *fd)
 }
 
 /*
+ * An enabled device went, maybe leaving flows that entered through it: the
+ * GC removes them at its next visits (ft_gc_check()). The fast path knows
+ * a flow's ingress device by its index, which a device that comes meanwhile
+ * may take (one moved in from another netns keeps its own if it is free):
+ * remember the index until a whole GC pass has run since, so that such a
+ * device inherits none of those flows (ft_dev_create()). No packet of the
+ * device is in flight any more: no flow of it can appear later. RTNL.
+ */
+static void ft_dev_gone(struct ft_net *fn, int ifindex)
+{
+	unsigned long pass = READ_ONCE(fn->gc_passes);
+
+	ASSERT_RTNL();
+	if (!atomic_read(&fn->nflows))
+		return;
+	if (xa_is_err(xa_store(&fn->gone_iifs, ifindex, xa_mk_value(pass),
+			       GFP_KERNEL)))
+		ft_table_kill_iif(fn, ifindex);
+}
+
+/*
  * Set up everything, then publish: the hook first (it reaches the ft_dev
- * through its priv), the index that the learn hook reads last.
+ * through its priv), the index that the learn hook reads last. The flows
+ * an earlier device of the same index left go first.
  */
 static struct ft_dev *ft_dev_create(struct ft_net *fn, struct net_device *dev,
 				    struct netlink_ext_ack *extack)
@@ -146,6 +168,8 @@ static struct ft_dev *ft_dev_create(struct ft_net *fn, struct net_device *dev,
 	fd->ops.priority = INT_MAX;	/* after every nft ingress chain */
 	fd->ops.dev = dev;
 
+	if (xa_erase(&fn->gone_iifs, dev->ifindex))
+		ft_table_kill_iif(fn, dev->ifindex);
 	err = xa_reserve(&fn->dev_index, dev->ifindex, GFP_KERNEL);
 	if (err)
 		goto err_index;
@@ -351,8 +375,10 @@ static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
 		break;
 	case NETDEV_UNREGISTER:
 		fd = ft_dev_find(fn, dev);
-		if (fd)
+		if (fd) {
 			ft_dev_destroy(fn, fd);
+			ft_dev_gone(fn, dev->ifindex);
+		}
 		fallthrough;
 	case NETDEV_CHANGEUPPER:
 		/* Now a bridge or bond port: its rx_handler owns its frames,

@@ -78,15 +78,14 @@ bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
 
 /*
  * Hand @skb, received on @fd for @fam, to the stack, counted by reason,
- * after a lookup of @pkt's key that found what @lookup says (@torn: the
- * connection it tore down). A SYN, FIN or RST is never learned: conntrack
- * must see what follows it, so its header and generations are not read.
+ * after a lookup of @pkt's key that found what @lookup says. A SYN, FIN
+ * or RST is never learned: conntrack must see what follows it, so its
+ * header and generations are not read.
  */
 static unsigned int ft_punt_looked(struct ft_dev *fd, enum ft_fam fam,
 				   const struct sk_buff *skb,
 				   enum ft_punt reason, const struct ft_pkt *pkt,
-				   enum ft_rx_lookup lookup,
-				   const struct nf_conn *torn)
+				   enum ft_rx_lookup lookup)
 {
 	struct ft_dev_stats_pcpu *ds = this_cpu_ptr(fd->stats);
 	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
@@ -94,7 +93,6 @@ static unsigned int ft_punt_looked(struct ft_dev *fd, enum ft_fam fam,
 
 	m->skb = skb;
 	m->state.lookup = lookup;
-	m->state.torn = torn;
 	if (pkt)
 		m->state.key = pkt->key;
 	m->state.learnable = reason != FT_PUNT_TCP_FLAGS;
@@ -116,8 +114,7 @@ static unsigned int ft_punt_looked(struct ft_dev *fd, enum ft_fam fam,
 static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 			    const struct sk_buff *skb, enum ft_punt reason)
 {
-	return ft_punt_looked(fd, fam, skb, reason, NULL, FT_RX_NOT_LOOKED,
-			      NULL);
+	return ft_punt_looked(fd, fam, skb, reason, NULL, FT_RX_NOT_LOOKED);
 }
 
 /*
@@ -455,6 +452,20 @@ static enum ft_parse_result ft_parse_skb(struct sk_buff *skb, enum ft_fam fam,
 }
 
 /*
+ * Did a switch ASIC route @skb already? A switchdev driver hands the CPU a
+ * copy of such a packet, which the stack consumes after the forward hook
+ * (ip_forward_finish(), ip6_forward_finish()) instead of sending it again.
+ */
+static bool ft_hw_forwarded(const struct sk_buff *skb)
+{
+#ifdef CONFIG_NET_SWITCHDEV
+	return skb->offload_l3_fwd_mark;
+#else
+	return false;
+#endif
+}
+
+/*
  * Would the stack forward what arrives on @dev at all? Both families read
  * the switch per packet (ip_route_input_slow(), ip6_forward()), and so do
  * we: a flow whose route is re-armed past an IPv4 generation change would
@@ -602,10 +613,11 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 
 	/* A tagged frame on a trunk belongs to its VLAN device's hook; a
-	 * dst on the packet (tunnel metadata) is an input of its routing.
+	 * dst on the packet (tunnel metadata) is an input of its routing;
+	 * what a switch routed already, the stack consumes.
 	 */
 	if (skb_vlan_tag_present(skb) || skb->pkt_type != PACKET_HOST ||
-	    skb_dst(skb))
+	    skb_dst(skb) || ft_hw_forwarded(skb))
 		return ft_punt(fd, fam, skb, FT_PUNT_UNKNOWN);
 	/* A bridge or bond port: its rx_handler decides, after this hook. */
 	if (unlikely(rcu_access_pointer(skb->dev->rx_handler)))
@@ -622,8 +634,7 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 	    test_bit(FT_FLOW_DEAD, &flow->flags))
 		return ft_punt_looked(fd, fam, skb, res == FT_PARSE_OK ?
 				      FT_PUNT_NO_ENTRY : FT_PUNT_TCP_FLAGS,
-				      &pkt, flow ? FT_RX_CACHED : FT_RX_FREE,
-				      NULL);
+				      &pkt, flow ? FT_RX_CACHED : FT_RX_FREE);
 
 	if (res == FT_PARSE_TCP_FLAGS) {
 		/* Let conntrack see the close or the new connection on a
@@ -631,24 +642,24 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 		 */
 		if (!(pkt.tcp_flags & (FT_TCP_FIN | FT_TCP_RST | FT_TCP_SYN)))
 			return ft_punt_looked(fd, fam, skb, FT_PUNT_TCP_FLAGS,
-					      &pkt, FT_RX_CACHED, NULL);
+					      &pkt, FT_RX_CACHED);
 		ft_flow_teardown(fn, flow, FT_STAT_TORN_DOWN);
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_TCP_FLAGS, &pkt,
-				      FT_RX_TORN_DOWN, flow->ct);
+				      FT_RX_TORN_DOWN);
 	}
 	if (!ft_flow_valid(fn, flow, skb))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_STALE, &pkt,
-				      FT_RX_TORN_DOWN, flow->ct);
+				      FT_RX_TORN_DOWN);
 
 	if (skb->len > pkt.tot_len && pskb_trim_rcsum(skb, pkt.tot_len))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_NOT_WRITABLE, &pkt,
-				      FT_RX_CACHED, NULL);
+				      FT_RX_CACHED);
 	if (ft_flow_too_big(skb, flow))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_MTU, &pkt,
-				      FT_RX_CACHED, NULL);
+				      FT_RX_CACHED);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(flow->nh->dev)))
 		return ft_punt_looked(fd, fam, skb, FT_PUNT_NOT_WRITABLE, &pkt,
-				      FT_RX_CACHED, NULL);
+				      FT_RX_CACHED);
 
 	skb_forward_csum(skb);
 	if (fam == FT_FAM_V4)

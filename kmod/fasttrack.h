@@ -412,7 +412,6 @@ struct ft_rx_state {
 	bool hdr_ok;		/* @hdr was read */
 	bool learnable;		/* no SYN, FIN or RST: the above were read */
 	u8 lookup;		/* enum ft_rx_lookup */
-	const struct nf_conn *torn;	/* FT_RX_TORN_DOWN: compared only */
 	struct ft_key key;	/* unless FT_RX_NOT_LOOKED */
 };
 
@@ -431,6 +430,8 @@ struct ft_net {
 	atomic_t nflows ____cacheline_aligned_in_smp;
 	struct xarray flow_ids;		/* id -> flow, lowest free id */
 	unsigned long gc_next;		/* id the GC goes on from */
+	unsigned long gc_passes;	/* whole passes, GC writes */
+	struct xarray gone_iifs;	/* ifindex -> gc_passes: dev.c */
 
 	struct list_head devs;		/* RTNL */
 	struct list_head dev_rules;	/* RTNL: dev_rules.c */
@@ -567,7 +568,7 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 void ft_key_from_tuple(struct ft_key *key,
 		       const struct nf_conntrack_tuple *t);
 void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
-			 const struct ft_key *free, enum ft_stat reason);
+			 enum ft_stat reason);
 void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
 
 /*
@@ -628,6 +629,7 @@ bool ft_filter_match(const struct ft_filter *f, const struct ft_flow *flow);
 void ft_table_kill(struct ft_net *fn, const struct ft_filter *f,
 		   enum ft_stat reason);
 void ft_table_kill_devs(struct ft_net *fn, struct xarray *devs);
+void ft_table_kill_iif(struct ft_net *fn, int ifindex);
 struct ft_flow *ft_flow_next(struct ft_net *fn, unsigned long *id);
 
 /* dev.c */
@@ -860,9 +862,13 @@ bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
 #ifdef FT_TEST_HOOKS
 int ft_testhooks_init(void);
 void ft_testhooks_exit(void);
+void ft_test_insert_window(const struct ft_flow *flow);
+bool ft_test_gc_paused(void);
 #else
 static inline int ft_testhooks_init(void) { return 0; }
 static inline void ft_testhooks_exit(void) {}
+static inline void ft_test_insert_window(const struct ft_flow *flow) {}
+static inline bool ft_test_gc_paused(void) { return false; }
 #endif
 
 /* netlink.c */

@@ -85,17 +85,36 @@ static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
 }
 
 /*
+ * @flow, of the connection @ct, was just published, learned while @ct was
+ * in a state that may be cached. A close that conntrack saw since, a FIN
+ * or RST on another CPU, may have looked for the flow before it was
+ * hashed, or while it was hashed but not yet live, and left it cached.
+ * Conntrack changes the TCP state under ct->lock, so read it again under
+ * that lock: either this sees the close and tears the flow down, or the
+ * close's own teardown, after conntrack (ft_learn_closing()), sees the
+ * flow live.
  * Conntrack will not see the packets of an offloaded direction, so the
  * acknowledgements of the other direction would fall outside the windows
  * it tracks, and be invalid. Stop window checks for this connection, as
  * the nftables flowtable does; only once it is actually cached.
  */
-static void ft_ct_tcp_liberal(struct nf_conn *ct)
+static void ft_learn_published(struct ft_net *fn, struct ft_flow *flow,
+			       struct nf_conn *ct)
 {
+	bool cacheable;
+
+	if (nf_ct_protonum(ct) != IPPROTO_TCP)
+		return;
 	spin_lock_bh(&ct->lock);
-	ct->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
-	ct->proto.tcp.seen[1].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
+	cacheable = ft_tcp_cacheable(ct);
+	if (cacheable) {
+		ct->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
+		ct->proto.tcp.seen[1].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
+	}
 	spin_unlock_bh(&ct->lock);
+	/* Still in this RCU read section: the flow is freed after one. */
+	if (!cacheable)
+		ft_flow_teardown(fn, flow, FT_STAT_TORN_DOWN);
 }
 
 /*
@@ -239,21 +258,15 @@ static enum ft_stat ft_route_refusal(const struct sk_buff *skb,
  * A packet of a closing connection, which the fast path may not have seen
  * (it came in the other direction, or through a device that is not
  * enabled): remove what is cached of the connection, so that conntrack
- * sees the rest of the close. @rx, if the ingress hook saw the packet,
- * spares the lookups it made already.
+ * sees the rest of the close. Both directions are looked up again, even
+ * where the ingress hook found none or tore them down: a learn on another
+ * CPU may have published one since, and read the state before conntrack
+ * changed it (ft_learn_published()).
  */
-static void ft_learn_closing(struct ft_net *fn, struct nf_conn *ct,
-			     const struct ft_rx_state *rx)
+static void ft_learn_closing(struct ft_net *fn, struct nf_conn *ct)
 {
-	const struct ft_key *free = NULL;
-
-	if (!atomic_read(&fn->nflows))
-		return;
-	if (rx && rx->lookup == FT_RX_TORN_DOWN && rx->torn == ct)
-		return;
-	if (rx && rx->lookup == FT_RX_FREE)
-		free = &rx->key;
-	ft_flow_teardown_ct(fn, ct, free, FT_STAT_TORN_DOWN);
+	if (atomic_read(&fn->nflows))
+		ft_flow_teardown_ct(fn, ct, FT_STAT_TORN_DOWN);
 }
 
 /*
@@ -313,7 +326,7 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 		rx = ft_rx_state(skb);
 	refusal = ft_ct_refusal(ct, ctinfo, &closing);
 	if (closing) {
-		ft_learn_closing(fn, ct, rx);
+		ft_learn_closing(fn, ct);
 		return;
 	}
 	if (!enabled || refusal == FT_STAT_NUM || ft_skip_marked(fn, skb, ct))
@@ -407,8 +420,8 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	flow->ct = ct;
 
 	/* On a lost race (another CPU, a settings change) it frees the flow. */
-	if (!ft_flow_insert(fn, flow) && nf_ct_protonum(ct) == IPPROTO_TCP)
-		ft_ct_tcp_liberal(ct);
+	if (!ft_flow_insert(fn, flow))
+		ft_learn_published(fn, flow, ct);
 	return;
 
 err_dst:

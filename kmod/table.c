@@ -161,6 +161,7 @@ int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow)
 	err = ft_flow_hash_insert(fn, flow);
 	if (err)
 		goto err_hash;
+	ft_test_insert_window(flow);
 	/* From here on teardowns and walks may act on it. */
 	set_bit(FT_FLOW_LIVE, &flow->flags);
 	ft_gc_kick(fn);
@@ -242,19 +243,16 @@ static void ft_ct_fixup(struct nf_conn *ct)
 }
 
 /*
- * Kill the cached direction @dir of @ct, if any; @free is a key the
- * caller found no flow under, or NULL. Caller: rcu_read_lock, BH off.
+ * Kill the cached direction @dir of @ct, if any. Caller: rcu_read_lock,
+ * BH off.
  */
 static bool ft_flow_kill_dir(struct ft_net *fn, struct nf_conn *ct,
-			     enum ip_conntrack_dir dir, const struct ft_key *free,
-			     enum ft_stat reason)
+			     enum ip_conntrack_dir dir, enum ft_stat reason)
 {
 	struct ft_flow *flow;
 	struct ft_key key;
 
 	ft_key_from_tuple(&key, &ct->tuplehash[dir].tuple);
-	if (free && ft_key_same(&key, free))
-		return false;
 	flow = ft_flow_lookup(fn, &key);
 	return flow && flow->ct == ct && ft_flow_kill(fn, flow, reason);
 }
@@ -270,20 +268,17 @@ static void ft_flow_teardown_done(struct ft_net *fn, struct nf_conn *ct,
 	ft_ct_fixup(ct);
 }
 
-/*
- * Remove both directions of @ct, if cached; @free is a key the caller
- * found no flow under (it spares a lookup), or NULL. Caller: RCU, BH off.
- */
+/* Remove both directions of @ct, if cached. Caller: RCU, BH off. */
 void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
-			 const struct ft_key *free, enum ft_stat reason)
+			 enum ft_stat reason)
 {
 	int killed;
 
 	lockdep_assert_in_softirq();
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "fasttrack: teardown outside an RCU read section");
-	killed = ft_flow_kill_dir(fn, ct, IP_CT_DIR_ORIGINAL, free, reason);
-	killed += ft_flow_kill_dir(fn, ct, IP_CT_DIR_REPLY, free, reason);
+	killed = ft_flow_kill_dir(fn, ct, IP_CT_DIR_ORIGINAL, reason);
+	killed += ft_flow_kill_dir(fn, ct, IP_CT_DIR_REPLY, reason);
 	ft_flow_teardown_done(fn, ct, killed, reason);
 }
 
@@ -301,7 +296,7 @@ void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "fasttrack: teardown outside an RCU read section");
 	killed = ft_flow_kill(fn, flow, reason);
-	killed += ft_flow_kill_dir(fn, ct, !ft_flow_dir(flow), NULL, reason);
+	killed += ft_flow_kill_dir(fn, ct, !ft_flow_dir(flow), reason);
 	ft_flow_teardown_done(fn, ct, killed, reason);
 }
 
@@ -444,6 +439,14 @@ void ft_table_kill_devs(struct ft_net *fn, struct xarray *devs)
 	ft_table_kill(fn, &f, FT_STAT_INVALIDATED);
 }
 
+/* Drop the flows that entered through the device of index @ifindex. */
+void ft_table_kill_iif(struct ft_net *fn, int ifindex)
+{
+	struct ft_filter f = { .iif = ifindex, .families = FT_FAMILIES_ALL };
+
+	ft_table_kill(fn, &f, FT_STAT_INVALIDATED);
+}
+
 static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
 					  const struct ft_flow *flow)
 {
@@ -521,18 +524,40 @@ static void ft_gc_flow(struct ft_net *fn, struct ft_flow *flow,
 		ft_flow_teardown(fn, flow, reason);
 }
 
+/*
+ * A pass ended: forget the devices that went before the one that ended
+ * started (dev.c): it removed what was left of their flows.
+ */
+static void ft_gc_pass_done(struct ft_net *fn)
+{
+	unsigned long pass = (fn->gc_passes + 1) & LONG_MAX, index;
+	void *entry;
+
+	WRITE_ONCE(fn->gc_passes, pass);
+	xa_for_each(&fn->gone_iifs, index, entry)
+		if (((pass - xa_to_value(entry)) & LONG_MAX) >= 2)
+			xa_cmpxchg(&fn->gone_iifs, index, entry, NULL,
+				   GFP_KERNEL);
+}
+
 static void ft_gc_work(struct work_struct *work)
 {
 	struct ft_net *fn = container_of(to_delayed_work(work), struct ft_net,
 					 gc_work);
 	unsigned long budget;
 
+	/* A test holds the GC off to see what else removes flows. */
+	if (ft_test_gc_paused())
+		goto requeue;
 	/* A slice such that a pass takes FT_GC_SWEEP at most. */
 	budget = (unsigned long)atomic_read(&fn->nflows) * FT_GC_INTERVAL /
 		 FT_GC_SWEEP;
 	budget = max_t(unsigned long, budget, FT_GC_MIN_BATCH);
-	if (!ft_table_walk(fn, &fn->gc_next, budget, ft_gc_flow, NULL))
+	if (!ft_table_walk(fn, &fn->gc_next, budget, ft_gc_flow, NULL)) {
 		fn->gc_next = 0;
+		ft_gc_pass_done(fn);
+	}
+requeue:
 	/* An insert after this read queues the work itself: ft_gc_kick(). */
 	if (atomic_read(&fn->nflows))
 		queue_delayed_work(system_power_efficient_wq, &fn->gc_work,
@@ -547,6 +572,8 @@ int ft_table_init(struct ft_net *fn)
 	if (err)
 		return err;
 	xa_init_flags(&fn->flow_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init(&fn->gone_iifs);
+	fn->gc_passes = 0;
 	atomic_set(&fn->nflows, 0);
 	ft_reap_init(fn);
 	INIT_DELAYED_WORK(&fn->gc_work, ft_gc_work);
@@ -565,5 +592,6 @@ void ft_table_exit(struct ft_net *fn)
 	WARN_ON_ONCE(atomic_read(&fn->nflows));
 	WARN_ON_ONCE(!xa_empty(&fn->flow_ids));
 	xa_destroy(&fn->flow_ids);
+	xa_destroy(&fn->gone_iifs);
 	ft_flow_hash_exit(fn);
 }

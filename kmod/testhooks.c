@@ -14,9 +14,30 @@
  * debugfs fasttrack/fresh_hold: while Y, a flow stays fresh (no dst check)
  * past its jiffy, so that a test sees what the dst generation alone
  * catches (ft_flow_fresh()).
+ *
+ * debugfs fasttrack/learn_stall: writing a port P holds the next TCP flow
+ * inserted with source port P (a server's direction) between its hash
+ * insert and its marking as live, until its connection leaves the states
+ * that may be cached (a FIN or RST seen on another CPU) or 10 s pass; it
+ * busy-waits in the learn's softirq. Reading gives "idle", "armed",
+ * "waiting", "released" (by the close) or "timeout". Lets a test put a
+ * close into the window deterministically, with two CPUs. The held CPU is
+ * in an RCU read section: whatever waits for a grace period meanwhile
+ * waits for the release.
+ *
+ * debugfs fasttrack/gc_pause: writing 1 holds the GC off in every netns,
+ * 0 lets it run again, so that a test sees what else removes a flow.
+ *
+ * debugfs fasttrack/hw_forwarded: writing "IFNAME PORT" marks the UDP
+ * datagrams to PORT that enter IFNAME, in the writer's netns, as a switch
+ * ASIC marks a packet it forwarded already (skb->offload_l3_fwd_mark), from
+ * an ingress hook ahead of the fast path's; "-" stops it. One device at a
+ * time, held until then.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/nsproxy.h>
+#include <linux/rtnetlink.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
@@ -29,6 +50,83 @@ bool ft_test_fresh_hold(void)
 {
 	return READ_ONCE(ft_fresh_hold);
 }
+
+enum ft_stall_state {
+	FT_STALL_IDLE,
+	FT_STALL_ARMED,
+	FT_STALL_WAITING,
+	FT_STALL_RELEASED,
+	FT_STALL_TIMEOUT,
+};
+
+static const char *const ft_stall_names[] = {
+	[FT_STALL_IDLE]		= "idle",
+	[FT_STALL_ARMED]	= "armed",
+	[FT_STALL_WAITING]	= "waiting",
+	[FT_STALL_RELEASED]	= "released",
+	[FT_STALL_TIMEOUT]	= "timeout",
+};
+
+static int ft_stall_port;	/* armed for it; 0: not armed */
+static int ft_stall_state;
+static bool ft_gc_pause;
+
+void ft_test_insert_window(const struct ft_flow *flow)
+{
+	int port = READ_ONCE(ft_stall_port);
+	unsigned long end;
+
+	if (!port || flow->key.l4proto != IPPROTO_TCP ||
+	    ntohs(flow->key.sport) != port ||
+	    cmpxchg(&ft_stall_port, port, 0) != port)
+		return;
+	WRITE_ONCE(ft_stall_state, FT_STALL_WAITING);
+	end = jiffies + 10 * HZ;
+	while (ft_tcp_cacheable(flow->ct) && time_before(jiffies, end))
+		mdelay(1);
+	WRITE_ONCE(ft_stall_state, ft_tcp_cacheable(flow->ct) ?
+		   FT_STALL_TIMEOUT : FT_STALL_RELEASED);
+}
+
+bool ft_test_gc_paused(void)
+{
+	return READ_ONCE(ft_gc_pause);
+}
+
+static ssize_t ft_stall_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	unsigned int port;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, len, 0, &port);
+	if (err)
+		return err;
+	if (!port || port > U16_MAX)
+		return -EINVAL;
+	WRITE_ONCE(ft_stall_state, FT_STALL_ARMED);
+	WRITE_ONCE(ft_stall_port, port);
+	return len;
+}
+
+static ssize_t ft_stall_read(struct file *file, char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	const char *s = ft_stall_names[READ_ONCE(ft_stall_state)];
+	char buf[16];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%s\n", s);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations ft_stall_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= ft_stall_read,
+	.write	= ft_stall_write,
+	.llseek	= default_llseek,
+};
 
 static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
@@ -83,6 +181,132 @@ static const struct file_operations ft_buckets_fops = {
 	.llseek	= default_llseek,
 };
 
+struct ft_hw_mark {
+	struct nf_hook_ops ops;
+	struct net *net;		/* held */
+	struct net_device *dev;		/* held */
+	__be16 port;
+};
+
+static struct ft_hw_mark *ft_hw_mark;	/* RTNL */
+
+static unsigned int ft_hw_mark_hook(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	const struct ft_hw_mark *m = priv;
+	unsigned int off = skb_network_offset(skb);
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+		__be16 ports[2];
+	} buf;
+	const struct ipv6hdr *ip6h;
+	const struct iphdr *iph;
+	const __be16 *ports;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		iph = skb_header_pointer(skb, off, sizeof(buf.v4), &buf);
+		if (!iph || iph->protocol != IPPROTO_UDP)
+			return NF_ACCEPT;
+		off += iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		ip6h = skb_header_pointer(skb, off, sizeof(buf.v6), &buf);
+		if (!ip6h || ip6h->nexthdr != IPPROTO_UDP)
+			return NF_ACCEPT;
+		off += sizeof(*ip6h);
+	} else {
+		return NF_ACCEPT;
+	}
+	ports = skb_header_pointer(skb, off, sizeof(buf.ports), &buf);
+#ifdef CONFIG_NET_SWITCHDEV
+	if (ports && ports[1] == m->port)
+		skb->offload_l3_fwd_mark = 1;
+#endif
+	return NF_ACCEPT;
+}
+
+static void ft_hw_mark_stop(void)
+{
+	struct ft_hw_mark *m = ft_hw_mark;
+
+	ASSERT_RTNL();
+	if (!m)
+		return;
+	ft_hw_mark = NULL;
+	nf_unregister_net_hook(m->net, &m->ops);
+	synchronize_net();
+	dev_put(m->dev);
+	put_net(m->net);
+	kfree(m);
+}
+
+static int ft_hw_mark_start(struct net *net, const char *name, u16 port)
+{
+	struct ft_hw_mark *m;
+	int err;
+
+	ASSERT_RTNL();
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->dev = __dev_get_by_name(net, name);
+	if (!m->dev) {
+		kfree(m);
+		return -ENODEV;
+	}
+	m->port = htons(port);
+	m->ops.hook = ft_hw_mark_hook;
+	m->ops.priv = m;
+	m->ops.pf = NFPROTO_NETDEV;
+	m->ops.hooknum = NF_NETDEV_INGRESS;
+	m->ops.priority = INT_MIN;
+	m->ops.dev = m->dev;
+	err = nf_register_net_hook(net, &m->ops);
+	if (err) {
+		kfree(m);
+		return err;
+	}
+	dev_hold(m->dev);
+	m->net = get_net(net);
+	ft_hw_mark = m;
+	return 0;
+}
+
+static ssize_t ft_hw_mark_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[IFNAMSIZ + 16], name[IFNAMSIZ];
+	unsigned int port;
+	int err = 0;
+
+	if (!IS_ENABLED(CONFIG_NET_SWITCHDEV))
+		return -EOPNOTSUPP;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	rtnl_lock();
+	ft_hw_mark_stop();
+	if (buf[0] != '-') {
+		if (sscanf(buf, "%15s %u", name, &port) != 2 || !port ||
+		    port > U16_MAX)
+			err = -EINVAL;
+		else
+			err = ft_hw_mark_start(current->nsproxy->net_ns, name,
+					       port);
+	}
+	rtnl_unlock();
+	return err ?: len;
+}
+
+static const struct file_operations ft_hw_mark_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ft_hw_mark_write,
+	.llseek	= noop_llseek,
+};
+
 int ft_testhooks_init(void)
 {
 	ft_debugfs = debugfs_create_dir("fasttrack", NULL);
@@ -91,6 +315,11 @@ int ft_testhooks_init(void)
 	debugfs_create_file("buckets", 0400, ft_debugfs, NULL,
 			    &ft_buckets_fops);
 	debugfs_create_bool("fresh_hold", 0600, ft_debugfs, &ft_fresh_hold);
+	debugfs_create_file("learn_stall", 0600, ft_debugfs, NULL,
+			    &ft_stall_fops);
+	debugfs_create_bool("gc_pause", 0600, ft_debugfs, &ft_gc_pause);
+	debugfs_create_file("hw_forwarded", 0200, ft_debugfs, NULL,
+			    &ft_hw_mark_fops);
 	pr_warn("built with test hooks (FT_TEST_HOOKS): not for production\n");
 	return 0;
 }
@@ -98,4 +327,7 @@ int ft_testhooks_init(void)
 void ft_testhooks_exit(void)
 {
 	debugfs_remove_recursive(ft_debugfs);
+	rtnl_lock();
+	ft_hw_mark_stop();
+	rtnl_unlock();
 }

@@ -25,7 +25,8 @@
 # in SMP_TESTS that are selected (module_load: load/unload;
 # fastpath_acct_exact, whose two-CPU part skips on one vCPU; and
 # fastpath_table_resize, where lookups then race a resize on the other
-# CPU); SMP=0 leaves it out.
+# CPU; fastpath_close_race, a reset on one CPU while the other learns);
+# SMP=0 leaves it out.
 # Environment: SMP=0 (see above); FT_KEEP_LOGS=1 keeps the logs of a
 # kernel that passed too;
 # FT_TIMEOUT is the limit in seconds for one boot (default 3600, times
@@ -94,7 +95,7 @@ kernel_tests() {
 }
 
 # The tests of the 2-vCPU boot, of those selected.
-SMP_TESTS="module_load fastpath_acct_exact fastpath_table_resize"
+SMP_TESTS="module_load fastpath_acct_exact fastpath_table_resize fastpath_close_race"
 smp_tests=''
 if [ "${SMP:-1}" != 0 ]; then
 	for t in $SMP_TESTS; do
