@@ -134,8 +134,9 @@ bench:
 	bash selftests/vm/bench.sh --kernels "$(BENCH_KERNELS)" $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 # Cache misses per packet: bench/prof/cache.sh (opt-in: slow, fetches the
-# qemu source for its plugin header). BENCH_CACHE_CHECK=1 checks its model
-# against qemu's own cache.c on one short boot.
+# qemu source for its plugin header; CACHE_BOOTS=N repeats its boots, more
+# settings there). BENCH_CACHE_CHECK=1 checks its model against qemu's own
+# cache.c on one short boot.
 bench-cache:
 	for k in $(BENCH_KERNELS); do \
 		bash bench/prof/cache.sh $(if $(filter 1,$(BENCH_CACHE_CHECK)),--check) $$k || exit 1; done

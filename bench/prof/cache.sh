@@ -15,7 +15,10 @@
 #
 # usage: bench/prof/cache.sh [--check] [WORD]
 #   WORD: kernel word (6.12). CACHE_PATHS (ceiling,fasttrack,nfftc),
-#   CACHE_FLOWS (1,1000000), CACHE_COUNT (5000 frames per window).
+#   CACHE_FLOWS (1,1000000), CACHE_COUNT (5000 frames per window),
+#   CACHE_BOOTS (1): boots of each kind; the report takes medians. One
+#   boot's whole-guest L1d counts move by several misses per packet with
+#   where the harness's buffers land: compare paths over several.
 #   --check: one short boot with ftcache.so modelling the whole run
 #   (all=1) beside an unmodified cache.c: their totals must agree.
 #   QEMU_SRC: a qemu source tree of the installed qemu (its plugin header
@@ -68,14 +71,19 @@ if [ "$check" = 1 ]; then
 	python3 "$here/report_cache.py" --check "$out/check" | tee "$out/check.txt"
 	exit
 fi
-# window DIR PATHS FLOWS FAMS: one boot.
+# window DIR PATHS FLOWS FAMS: CACHE_BOOTS boots, in DIR.1, DIR.2...
+dirs=()
 window() {
-	rm -rf "${out:?}/${1:?}"
-	boot "$out/$1" "-plugin $out/ftcache.so,$(cat "$syms"),out=$out/$1/win" \
-		"ft.cache=$2 ft.cacheflows=$3 ft.cachefams=$4 ft.cachecount=${CACHE_COUNT:-5000}"
+	local i d
+	for i in $(seq "${CACHE_BOOTS:-1}"); do
+		d=$out/$1.$i
+		dirs+=("$d")
+		rm -rf "${d:?}"
+		boot "$d" "-plugin $out/ftcache.so,$(cat "$syms"),out=$d/win" \
+			"ft.cache=$2 ft.cacheflows=$3 ft.cachefams=$4 ft.cachecount=${CACHE_COUNT:-5000}"
+	done
 }
 paths=${CACHE_PATHS:-ceiling,fasttrack,nfftc}
-rm -rf "$out"/w-*
 for n in $(tr , ' ' <<<"${CACHE_FLOWS:-1,1000000}"); do
 	if [ "$n" = 1 ]; then
 		window "w-1" "$paths" 1 4,6
@@ -90,4 +98,4 @@ for n in $(tr , ' ' <<<"${CACHE_FLOWS:-1,1000000}"); do
 		fi
 	done
 done
-python3 "$here/report_cache.py" "$out"/w-* | tee "$out/report.txt"
+python3 "$here/report_cache.py" "${dirs[@]}" | tee "$out/report.txt"

@@ -41,18 +41,30 @@ def windows(d):
     return rows
 
 
+def med(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
 def table(dirs):
+    """Per path, family and flows: the median over the windows of every
+    boot given (each boot places the harness's buffers anew), and the
+    range of L1d misses when there are several."""
     rows = [r for d in dirs for r in windows(d)]
-    per = {}
+    wins = {}
     for r in rows:
         sent = int(r["sent"])
-        per[(r["path"], r["fam"], r["flows"])] = {
-            k: r[k] / sent for k in NAMES} | {"sent": sent, "rx": int(r["rx"])}
+        wins.setdefault((r["path"], r["fam"], r["flows"]), []).append(
+            {k: r[k] / sent for k in NAMES})
+    per = {k: {n: med([w[n] for w in v]) for n in NAMES} | {
+        "n": len(v), "lo": min(w["l1d_miss"] for w in v), "hi": max(w["l1d_miss"] for w in v)}
+        for k, v in wins.items()}
     print("Modelled caches (qemu cache.c's model: L1d 32 KB 8-way, L2 1 MB 16-way, "
-          "64 B lines, LRU), whole guest, per packet sent in the window; "
-          "\"adds\": over the L2 turnaround of the same family and flows.\n")
-    print("| path | family | flows | frames (back) | insns/pkt | L1d accesses/pkt "
-          "| L1d misses/pkt | L2 misses/pkt | adds L1d | adds L2 |")
+          "64 B lines, LRU), whole guest, per packet sent in a window (medians over "
+          "the windows of %d boot(s)); \"adds\": over the L2 turnaround of the same "
+          "family and flows.\n" % len(dirs))
+    print("| path | family | flows | windows | insns/pkt | L1d accesses/pkt "
+          "| L1d misses/pkt (range) | L2 misses/pkt | adds L1d | adds L2 |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     flows = sorted({k[2] for k in per}, key=int)
     for n in flows:
@@ -64,9 +76,10 @@ def table(dirs):
                 c = per.get(("ceiling", fam, n))
                 adds = ("—", "—") if path == "ceiling" or not c else (
                     "%.2f" % (p["l1d_miss"] - c["l1d_miss"]), "%.2f" % (p["l2_miss"] - c["l2_miss"]))
-                print("| %s | IPv%s | %s | %d (%d) | %.0f | %.1f | %.2f | %.2f | %s | %s |" % (
-                    PATHS[path], fam, format(int(n), ",").replace(",", " "), p["sent"], p["rx"],
-                    p["insns"], p["l1d_access"], p["l1d_miss"], p["l2_miss"], *adds))
+                rng = " (%.2f–%.2f)" % (p["lo"], p["hi"]) if p["n"] > 1 else ""
+                print("| %s | IPv%s | %s | %d | %.0f | %.1f | %.2f%s | %.2f | %s | %s |" % (
+                    PATHS[path], fam, format(int(n), ",").replace(",", " "), p["n"],
+                    p["insns"], p["l1d_access"], p["l1d_miss"], rng, p["l2_miss"], *adds))
 
 
 def check(d):
