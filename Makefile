@@ -34,7 +34,7 @@ BENCH_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KER
 
 .PHONY: all module module-debug ftctl check vm-shell style sparse install \
 	install-module install-ftctl uninstall dkms-install dkms-remove clean help \
-	fuzz fuzz-short bench demo deb
+	fuzz fuzz-short bench bench-cache demo deb
 
 all: module ftctl
 
@@ -50,6 +50,8 @@ help:
 	@echo "make demo            see it work: throughput with fasttrack off and on, in a guest"
 	@echo "make bench           the performance record: bench/results.{json,md,png}"
 	@echo "                     (KERNELS=\"6.12\", BENCH_QUICK=1 for a short run)"
+	@echo "make bench-cache     modelled L1d/L2 misses per packet (qemu cache.c's model,"
+	@echo "                     bench/prof/cache.sh; KERNELS=6.12, BENCH_CACHE_CHECK=1)"
 	@echo "make fuzz            libFuzzer on the packet parser (FUZZ_SECONDS=600)"
 	@echo "make fuzz-short      the same for 60 seconds"
 	@echo "make style           checkpatch --strict on the kernel code"
@@ -130,6 +132,14 @@ fuzz-short:
 
 bench:
 	bash selftests/vm/bench.sh --kernels "$(BENCH_KERNELS)" $(if $(filter 1,$(BENCH_QUICK)),--quick)
+
+# Cache misses per packet: bench/prof/cache.sh (opt-in: slow, fetches the
+# qemu source for its plugin header; CACHE_BOOTS=N repeats its boots, more
+# settings there). BENCH_CACHE_CHECK=1 checks its model against qemu's own
+# cache.c on one short boot.
+bench-cache:
+	for k in $(BENCH_KERNELS); do \
+		bash bench/prof/cache.sh $(if $(filter 1,$(BENCH_CACHE_CHECK)),--check) $$k || exit 1; done
 
 demo:
 	bash selftests/vm/demo.sh --kernel "$(firstword $(BENCH_KERNELS))"

@@ -70,7 +70,8 @@ METRICS = {"tcp1": "TCP 1 stream", "tcp4": "TCP 4 streams", "udp": "UDP 1400 B"}
 
 # The issue's targets (reported, not gated).
 TARGETS = {
-    "vs_flowtable": 0.85,   # fasttrack work <= 0.85 x flowtable(counter) work
+    "vs_flowtable": 0.40,   # fasttrack work <= 0.40 x flowtable(counter) work (#37)
+    "v6_work_vs_v4": 1.10,  # fasttrack's IPv6 router work <= 1.10 x IPv4's (#37)
     "vs_stack50": 0.10,     # fasttrack work <= 1/10 of full stack, 50 rules
     "v6_vs_v4": 0.95,       # IPv6 >= 0.95 x IPv4 on fasttrack
     "scale_loss": 0.10,     # <= 10 % pps loss from 1 to 1M flows
@@ -132,6 +133,7 @@ def analyse(rows):
                 d["router_work_insns"] = work / NS_PER_INSN
                 d["pct_of_ceiling_pps"] = d["pps_median"] / ceil["pps_median"] * 100
     res["pps"] = out_pps
+    res["work_ratios"] = work_ratios(out_pps)
     ft_devs = next((r["devs"] for r in rows if r.get("sec") == "flowtable_devs"), None)
     res["settings"]["flowtable_devices"] = ft_devs
 
@@ -229,6 +231,29 @@ def analyse(rows):
     return res
 
 
+# The paths whose IPv6/IPv4 work ratio the record states (issue #37), and
+# the flowtable fasttrack's work is held against.
+RATIO_PATHS = ("fasttrack", "nfftc", "fs0", "fs50")
+
+
+def work_ratios(p):
+    """Router work per packet, IPv6 over IPv4 for each path of RATIO_PATHS,
+    and fasttrack's over each other path's, per family."""
+    def work(path, fam):
+        return p.get(path, {}).get(fam, {}).get("router_work_ns")
+
+    r = {"ipv6_over_ipv4": {}, "fasttrack_over": {}}
+    for path in RATIO_PATHS:
+        w4, w6 = work(path, "ipv4"), work(path, "ipv6")
+        if w4 and w6:
+            r["ipv6_over_ipv4"][path] = w6 / w4
+        for fam in ("ipv4", "ipv6"):
+            ft, w = work("fasttrack", fam), work(path, fam)
+            if path != "fasttrack" and ft is not None and w:
+                r["fasttrack_over"].setdefault(path, {})[fam] = ft / w
+    return r
+
+
 def targets(res):
     t = {}
     p = res["pps"]
@@ -260,10 +285,10 @@ def targets(res):
         t["fasttrack_ipv6_vs_ipv4_pps"] = {
             "ratio": r, "target": ">= %.2f" % TARGETS["v6_vs_v4"], "met": r >= TARGETS["v6_vs_v4"]}
         if f4.get("router_work_ns") and f6.get("router_work_ns"):
-            r = f4["router_work_ns"] / f6["router_work_ns"]
+            r = f6["router_work_ns"] / f4["router_work_ns"]
             t["fasttrack_ipv6_vs_ipv4_work"] = {
-                "ratio": r, "target": ">= %.2f (IPv4 work / IPv6 work)" % TARGETS["v6_vs_v4"],
-                "met": r >= TARGETS["v6_vs_v4"]}
+                "ratio": r, "target": "<= %.2f (IPv6 work / IPv4 work)" % TARGETS["v6_work_vs_v4"],
+                "met": r <= TARGETS["v6_work_vs_v4"]}
     nf = res["scale"].get("nfftc", {})
     nloss = [(k, v) for k, v in nf.items() if k.startswith("loss_")]
     if nloss:
@@ -338,6 +363,7 @@ def markdown(report, arches=None):
                 PATHS[path], tag, fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
                 "0 (ceiling)" if path == "ceiling" else cell(v4),
                 "0 (ceiling)" if path == "ceiling" else cell(v6), ratio))
+        lines += ratio_lines(res)
         if s.get("flowtable_devices"):
             lines.append("\nThe flowtable's devices: `%s`." % s["flowtable_devices"])
         t = res["tcp"]
@@ -425,6 +451,25 @@ def markdown(report, arches=None):
         report["date"], report["command"], report["wall_s"],
         " (guest CPU time %s)" % cpu if cpu else ""))
     return "\n".join(lines) + "\n"
+
+
+def ratio_lines(res):
+    """The record's work ratios (issue #37), under the pps table."""
+    r = res.get("work_ratios", {})
+    v6, ft = r.get("ipv6_over_ipv4", {}), r.get("fasttrack_over", {})
+    if not v6:
+        return []
+    out = ["\n**Work ratios** (router work per packet as above; goals: fasttrack's IPv6/IPv4 "
+           "≤ %.2f, fasttrack / flowtable + counter ≤ %.2f in each family):\n" % (
+               TARGETS["v6_work_vs_v4"], TARGETS["vs_flowtable"])]
+    out.append("| path | IPv6/IPv4 work | fasttrack / path, IPv4 | fasttrack / path, IPv6 |")
+    out.append("|---|---:|---:|---:|")
+    for path in RATIO_PATHS:
+        if path in v6:
+            f = ft.get(path, {})
+            out.append("| %s | %.2f | %s | %s |" % (
+                PATHS[path], v6[path], fmt(f.get("ipv4"), "%.2f"), fmt(f.get("ipv6"), "%.2f")))
+    return out
 
 
 def chart(report, outdir):

@@ -21,6 +21,8 @@
 #                      covering, bridge, devices, memchurn, connrate, l3dev
 #   ft.profile=P,...   instruction profile windows of these pps paths, for
 #                      bench/prof/profile.sh (bench/guest/profile.sh)
+#   ft.cache=P,...     cache model windows of these paths, for
+#                      bench/prof/cache.sh (bench/guest/cache.sh)
 #   ft.quick=1         BENCH_QUICK: churn.sh, covering.sh and devices.sh take
 #                      their smaller defaults (they document their own ft.*
 #                      settings)
@@ -58,6 +60,7 @@
 . /bench/guest/covering.sh
 . /bench/guest/l2dev.sh
 . /bench/guest/profile.sh
+. /bench/guest/cache.sh
 
 REPS=3 PPSREPS=5 COUNT=30000 TCPN=32M UDPN=8M TCPPATHS=fs0,fs50,nfftc,fasttrack FLOWS=1,1000,100000,1000000 SCALE=fasttrack,nfftc SKIP= SCALE_COUNT=100000
 for arg in $(cat /proc/cmdline); do
@@ -346,7 +349,7 @@ settle() { sleep 2; }
 if ! skipped tcp; then section_tcp; fi
 settle
 if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || ! skipped covering ||
-	[ -n "$PROF_PATHS" ]; then
+	[ -n "$PROF_PATHS" ] || [ -n "$CACHE_PATHS" ]; then
 	bn_setup_pktgen
 	BN_FT_DEVS="vlan22, vlan2222"
 	if ! skipped pps; then section_pps; fi
@@ -355,6 +358,7 @@ if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || !
 	if ! skipped churn; then section_churn; fi
 	if ! skipped covering; then section_covering; fi
 	if [ -n "$PROF_PATHS" ]; then section_profile; fi
+	if [ -n "$CACHE_PATHS" ]; then section_cache; fi
 fi
 ft_cleanup
 if ! skipped bridge; then
