@@ -459,15 +459,19 @@ static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
 
 /*
  * Conntrack's view of a flow last active at @last: the timeout of its
- * current state from then, which must not run out before the GC comes back
- * (up to two sweeps, for a flow learned behind the cursor). Both directions
- * refresh one entry, so only a later expiry is written. A UDP connection
- * still active after two seconds is a stream, assured as conntrack would.
+ * current state from then, as the stack's last packet would have set it,
+ * so that conntrack never shows more than its state allows. Only a state
+ * whose timeout is shorter than the GC's longest way back (two sweeps, for
+ * a flow learned behind the cursor) gets that much instead, lest the entry
+ * run out under a live flow. Both directions refresh one entry, so only a
+ * later expiry is written. A UDP connection still active after two
+ * seconds is a stream, assured as conntrack would.
  */
 static void ft_ct_refresh(struct ft_flow *flow, u32 last)
 {
 	struct nf_conn *ct = flow->ct;
-	u32 expires = last + ft_ct_state_timeout(ct) + 2 * FT_GC_SWEEP;
+	u32 expires = last + max_t(u32, ft_ct_state_timeout(ct),
+				   2 * FT_GC_SWEEP);
 
 	if ((s32)(expires - READ_ONCE(ct->timeout)) <= 0)
 		return;
