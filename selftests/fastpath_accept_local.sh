@@ -41,11 +41,6 @@ defer sh -c "echo N > $hold"
 ip netns exec "$NS_SERVER" udpecho -s "$PORT" >/dev/null 2>&1 &
 defer kill $!
 
-# UDP datagrams the server's netns received.
-srv_rx() {
-	ip netns exec "$NS_SERVER" awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $2 }' /proc/net/snmp
-}
-
 accept_local() {
 	local dev
 	for dev in all eth1; do
@@ -53,16 +48,6 @@ accept_local() {
 			"net.ipv4.conf.$dev.rp_filter=0" \
 			"net.ipv4.conf.$dev.accept_local=$1"
 	done
-}
-
-# send SPORT COUNT: COUNT datagrams of the connection from SPORT, 50 ms
-# apart; print how many the server received. Their answers go to the
-# router's own address and are lost.
-send() {
-	local a
-	a=$(srv_rx)
-	ip netns exec "$NS_CLIENT" udpecho -c "$SERVER_IP4" "$PORT" "$2" 1000 "$1" >/dev/null 2>&1
-	echo $(($(srv_rx) - a))
 }
 
 for mode in stack fasttrack; do
@@ -74,13 +59,13 @@ for mode in stack fasttrack; do
 	fp_port sport
 	accept_local 1
 	must ip netns exec "$NS_ROUTER" conntrack -F
-	check_ge "$mode: the connection is set up" "$(send "$sport" 5)" 5
+	check_ge "$mode: the connection is set up" "$(fp_udp_send4 "$PORT" "$sport" 5)" 5
 	[ "$mode" = stack ] ||
 		check_ge "fasttrack: the connection was offloaded" \
 			"$(fp_num "$(fp_dev_bytes eth1 4)")" $((fwd0 + 1))
 	accept_local 0
 	check_eq "$mode: accept_local off, the server receives nothing of it" \
-		0 "$(send "$sport" 5)"
+		0 "$(fp_udp_send4 "$PORT" "$sport" 5)"
 done
 
 fp_exit

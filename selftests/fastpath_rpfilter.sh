@@ -29,12 +29,6 @@ must ip -n "$NS_ROUTER" link set dummy0 up
 ip netns exec "$NS_SERVER" udpecho -s "$PORT" >/dev/null 2>&1 &
 defer kill $!
 
-# UDP datagrams the server's netns received (neighbour probes and the
-# like do not count).
-srv_rx() {
-	ip netns exec "$NS_SERVER" awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $2 }' /proc/net/snmp
-}
-
 rpf() {
 	must ip netns exec "$NS_ROUTER" sysctl -qw "net.ipv4.conf.all.rp_filter=$1"
 	must ip netns exec "$NS_ROUTER" sysctl -qw "net.ipv4.conf.eth1.rp_filter=$1"
@@ -47,25 +41,16 @@ moved() {
 	fi
 }
 
-# send SPORT COUNT: COUNT datagrams of the connection from SPORT, 50 ms
-# apart; print how many the server received. Their answers may be lost.
-send() {
-	local a
-	a=$(srv_rx)
-	ip netns exec "$NS_CLIENT" udpecho -c "$SERVER_IP4" "$PORT" "$2" 1000 "$1" >/dev/null 2>&1
-	echo $(($(srv_rx) - a))
-}
-
 # case NAME FIRST SECOND: a connection is set up (and with fasttrack
 # cached), then FIRST and SECOND change; the server must receive nothing.
 case_run() {
 	local name="$1" sport
 	fp_port sport
 	must ip netns exec "$NS_ROUTER" conntrack -F
-	check_ge "$name: the connection is set up" "$(send "$sport" 3)" 3
+	check_ge "$name: the connection is set up" "$(fp_udp_send4 "$PORT" "$sport" 3)" 3
 	$2
 	$3
-	check_eq "$name: the server receives nothing of it" 0 "$(send "$sport" 5)"
+	check_eq "$name: the server receives nothing of it" 0 "$(fp_udp_send4 "$PORT" "$sport" 5)"
 	rpf 0
 	moved 0
 }

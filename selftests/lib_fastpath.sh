@@ -227,6 +227,23 @@ fp_stat() {
 # fp_stats: all of "ftctl -j stats", for failure reports.
 fp_stats() { ip netns exec "$NS_ROUTER" ftctl -j stats 2>&1; }
 
+# fp_srv_udp_rx: UDP datagrams the server's netns received (neighbour
+# probes and the like do not count).
+# shellcheck disable=SC2016 # an awk program
+fp_srv_udp_rx() {
+	ip netns exec "$NS_SERVER" awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $2 }' /proc/net/snmp
+}
+
+# fp_udp_send4 PORT SPORT COUNT: COUNT IPv4 datagrams from the client's
+# SPORT to the server's PORT, 50 ms apart; print how many the server
+# received. Their answers may be lost.
+fp_udp_send4() {
+	local a
+	a=$(fp_srv_udp_rx)
+	ip netns exec "$NS_CLIENT" udpecho -c "$SERVER_IP4" "$1" "$3" 1000 "$2" >/dev/null 2>&1
+	echo $(($(fp_srv_udp_rx) - a))
+}
+
 # fp_dev_bytes DEV FAMILY: fast-path bytes received on DEV for FAMILY.
 fp_dev_bytes() {
 	ip netns exec "$NS_ROUTER" ftctl -j show | fp_jget "ifname=$1.ipv$2.bytes"
