@@ -537,6 +537,10 @@ int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 	fn->fib_nb.notifier_call = ft_fib_event;
 	err = register_fib_notifier(fn->net, &fn->fib_nb, ft_fib_dump_flush,
 				    extack);
+	/* The kernel gives up after five dumps that each saw a change. */
+	if (err == -EBUSY)
+		NL_SET_ERR_MSG(extack,
+			       "the routing table changed during every dump of it; enable again");
 	if (err)
 		goto err_fib;
 	err = ft_route_nl_start(fn, extack);
