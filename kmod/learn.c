@@ -85,6 +85,32 @@ static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
 }
 
 /*
+ * Conntrack will not see the packets of a cached direction, so the
+ * acknowledgements of the other direction would fall outside the windows
+ * it tracks, be invalid, and a ruleset would drop them. Stop window checks
+ * for the connection before the fast path may forward any of it, as the
+ * nftables flowtable does: a CPU held up right after publishing (an
+ * interrupt storm, a hypervisor that takes the vCPU away) must not leave
+ * another CPU forwarding data whose acknowledgements the stack drops.
+ * False when the connection left the states that may be cached.
+ */
+static bool ft_learn_liberal(struct nf_conn *ct)
+{
+	bool cacheable;
+
+	if (nf_ct_protonum(ct) != IPPROTO_TCP)
+		return true;
+	spin_lock_bh(&ct->lock);
+	cacheable = ft_tcp_cacheable(ct);
+	if (cacheable) {
+		ct->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
+		ct->proto.tcp.seen[1].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
+	}
+	spin_unlock_bh(&ct->lock);
+	return cacheable;
+}
+
+/*
  * @flow, of the connection @ct, was just published, learned while @ct was
  * in a state that may be cached. A close that conntrack saw since, a FIN
  * or RST on another CPU, may have looked for the flow before it was
@@ -93,10 +119,6 @@ static bool ft_skip_marked(const struct ft_net *fn, const struct sk_buff *skb,
  * that lock: either this sees the close and tears the flow down, or the
  * close's own teardown, after conntrack (ft_learn_closing()), sees the
  * flow live.
- * Conntrack will not see the packets of an offloaded direction, so the
- * acknowledgements of the other direction would fall outside the windows
- * it tracks, and be invalid. Stop window checks for this connection, as
- * the nftables flowtable does; only once it is actually cached.
  */
 static void ft_learn_published(struct ft_net *fn, struct ft_flow *flow,
 			       struct nf_conn *ct)
@@ -107,10 +129,6 @@ static void ft_learn_published(struct ft_net *fn, struct ft_flow *flow,
 		return;
 	spin_lock_bh(&ct->lock);
 	cacheable = ft_tcp_cacheable(ct);
-	if (cacheable) {
-		ct->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
-		ct->proto.tcp.seen[1].flags |= IP_CT_TCP_FLAG_BE_LIBERAL;
-	}
 	spin_unlock_bh(&ct->lock);
 	/* Still in this RCU read section: the flow is freed after one. */
 	if (!cacheable)
@@ -419,7 +437,14 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 	nf_conntrack_get(&ct->ct_general);
 	flow->ct = ct;
 
-	/* On a lost race (another CPU, a settings change) it frees the flow. */
+	if (!ft_learn_liberal(ct)) {
+		ft_flow_destroy(flow);
+		return;
+	}
+	/*
+	 * On a lost race (another CPU, a settings change) it frees the flow;
+	 * the connection stays liberal, as the flowtable leaves it.
+	 */
 	if (!ft_flow_insert(fn, flow))
 		ft_learn_published(fn, flow, ct);
 	return;

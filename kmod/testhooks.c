@@ -21,9 +21,12 @@
  * that may be cached (a FIN or RST seen on another CPU) or 10 s pass; it
  * busy-waits in the learn's softirq. Reading gives "idle", "armed",
  * "waiting", "released" (by the close) or "timeout". Lets a test put a
- * close into the window deterministically, with two CPUs. The held CPU is
- * in an RCU read section: whatever waits for a grace period meanwhile
- * waits for the release.
+ * close into the window deterministically, with two CPUs. Writing "P MS"
+ * instead holds the next TCP flow with P as either port for MS ms (at most
+ * 5000), whatever its connection does, and ends "released": a CPU the
+ * hypervisor took away right after the insert; the kernel log says which
+ * CPU it held. The held CPU is in an RCU read section: whatever waits for
+ * a grace period meanwhile waits for the release.
  *
  * debugfs fasttrack/gc_pause: writing 1 holds the GC off in every netns,
  * 0 lets it run again, so that a test sees what else removes a flow.
@@ -68,19 +71,31 @@ static const char *const ft_stall_names[] = {
 };
 
 static int ft_stall_port;	/* armed for it; 0: not armed */
+static unsigned int ft_stall_ms;	/* a timed hold; 0: until a close */
 static int ft_stall_state;
 static bool ft_gc_pause;
 
 void ft_test_insert_window(const struct ft_flow *flow)
 {
-	int port = READ_ONCE(ft_stall_port);
+	/* Pairs with the writer's release: the hold's length comes with it. */
+	int port = smp_load_acquire(&ft_stall_port);
+	unsigned int ms = READ_ONCE(ft_stall_ms);
 	unsigned long end;
 
 	if (!port || flow->key.l4proto != IPPROTO_TCP ||
-	    ntohs(flow->key.sport) != port ||
+	    (ntohs(flow->key.sport) != port &&
+	     (!ms || ntohs(flow->key.dport) != port)) ||
 	    cmpxchg(&ft_stall_port, port, 0) != port)
 		return;
 	WRITE_ONCE(ft_stall_state, FT_STALL_WAITING);
+	if (ms) {
+		/* Which CPU: the test must be able to run on another. */
+		pr_info("test hook: learn of port %d held on CPU %d\n", port,
+			smp_processor_id());
+		mdelay(ms);
+		WRITE_ONCE(ft_stall_state, FT_STALL_RELEASED);
+		return;
+	}
 	end = jiffies + 10 * HZ;
 	while (ft_tcp_cacheable(flow->ct) && time_before(jiffies, end))
 		mdelay(1);
@@ -96,16 +111,21 @@ bool ft_test_gc_paused(void)
 static ssize_t ft_stall_write(struct file *file, const char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
-	unsigned int port;
-	int err;
+	unsigned int port, ms = 0;
+	char buf[24];
 
-	err = kstrtouint_from_user(ubuf, len, 0, &port);
-	if (err)
-		return err;
-	if (!port || port > U16_MAX)
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u", &port, &ms) < 1 || !port ||
+	    port > U16_MAX || ms > 5000)
 		return -EINVAL;
 	WRITE_ONCE(ft_stall_state, FT_STALL_ARMED);
-	WRITE_ONCE(ft_stall_port, port);
+	WRITE_ONCE(ft_stall_ms, ms);
+	/* The hold's length is read after the port. */
+	smp_store_release(&ft_stall_port, port);
 	return len;
 }
 

@@ -26,7 +26,8 @@
 # fastpath_acct_exact, whose two-CPU part skips on one vCPU; and
 # fastpath_table_resize, where lookups then race a resize on the other
 # CPU; fastpath_close_race, a reset on one CPU while the other learns,
-# which needs two and so runs only there); SMP=0 leaves it out.
+# and fastpath_learn_window, a learn held up while the other forwards,
+# which need two and so run only there); SMP=0 leaves it out.
 # Environment: SMP=0 (see above); FT_KEEP_LOGS=1 keeps the logs of a
 # kernel that passed too;
 # FT_TIMEOUT is the limit in seconds for one boot (default 3600, times
@@ -108,9 +109,9 @@ smp_boot() {
 }
 
 # The tests of the 2-vCPU boot, of those selected.
-SMP_TESTS="module_load fastpath_acct_exact fastpath_table_resize fastpath_close_race"
+SMP_TESTS="module_load fastpath_acct_exact fastpath_table_resize fastpath_close_race fastpath_learn_window"
 # Those of them that need two CPUs, and would only skip on one.
-SMP_ONLY="fastpath_close_race"
+SMP_ONLY="fastpath_close_race fastpath_learn_window"
 smp_tests=''
 if [ "${SMP:-1}" != 0 ]; then
 	for t in $SMP_TESTS; do
