@@ -549,6 +549,13 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 		reason = FT_STAT_CT_GONE;
 		goto stale;
 	}
+	/*
+	 * Refresh an entry close to its expiry, as the stack's packet would:
+	 * the GC's next visit may be a sweep away, after it ran out.
+	 */
+	if (unlikely((s32)(READ_ONCE(ct->timeout) - nfct_time_stamp) <
+		     FT_GC_SWEEP))
+		ft_ct_refresh(flow, nfct_time_stamp);
 	/* The skip mark, set on the connection since (conntrack -U). */
 	mask = READ_ONCE(fn->cfg.skip_mask);
 	if (unlikely(mask) && ft_ct_skip_marked(fn, ct, mask)) {

@@ -570,6 +570,9 @@ void ft_key_from_tuple(struct ft_key *key,
 void ft_flow_teardown_ct(struct ft_net *fn, struct nf_conn *ct,
 			 enum ft_stat reason);
 void ft_flow_acct_read(const struct ft_flow *flow, u64 *packets, u64 *bytes);
+void ft_ct_refresh(struct ft_flow *flow, u32 last);
+
+#define FT_GC_SWEEP	(8 * HZ)	/* longest GC pass over a big table */
 
 /*
  * Count @packets forwarded packets of @flow, @bytes in all; BH disabled.

@@ -23,7 +23,6 @@
 #include "fasttrack.h"
 
 #define FT_GC_INTERVAL	(HZ / 2)
-#define FT_GC_SWEEP	(8 * HZ)	/* longest pass over a big table */
 #define FT_GC_MIN_BATCH	4096		/* flows per run at least */
 
 /* Per family, with or without a rewrite, with or without an ft_meta. */
@@ -465,9 +464,10 @@ static unsigned long ft_flow_idle_timeout(struct ft_net *fn,
  * a flow learned behind the cursor) gets that much instead, lest the entry
  * run out under a live flow. Both directions refresh one entry, so only a
  * later expiry is written. A UDP connection still active after two
- * seconds is a stream, assured as conntrack would.
+ * seconds is a stream, assured as conntrack would. From the GC, and from
+ * the fast path when an entry comes within a sweep of its expiry.
  */
-static void ft_ct_refresh(struct ft_flow *flow, u32 last)
+void ft_ct_refresh(struct ft_flow *flow, u32 last)
 {
 	struct nf_conn *ct = flow->ct;
 	u32 expires = last + max_t(u32, ft_ct_state_timeout(ct),
