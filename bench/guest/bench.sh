@@ -183,7 +183,7 @@ measure() {
 		pps=$(awk -v n="$BN_RX" -v us="$BN_USEC" 'BEGIN { printf "%.1f", n * 1e6 / us }')
 		say "  $path IPv$fam $((ns * nd)) flows #$rep: $pps pps ($BN_RX of $BN_SENT frames in $BN_USEC us)"
 		bn_result sec="$sec" path="$path" fam="$fam" flows=$((ns * nd)) rep="$rep" \
-			usec="$BN_USEC" sent="$BN_SENT" rx="$BN_RX" pps="$pps"
+			usec="$BN_USEC" idle_usec="$BN_IDLE_USEC" sent="$BN_SENT" rx="$BN_RX" pps="$pps"
 	done
 }
 

@@ -254,7 +254,8 @@ bn_gen_rx() { ip netns exec "$NS_GEN" cat /sys/class/net/gen0/statistics/rx_pack
 #            ports 20000.. (NSRC and NDST of them, each stepping by one per
 #            packet: coprime counts give NSRC*NDST distinct flows);
 #   DIR rev: tagged 2222, server -> client, the same flows' replies.
-# Sets BN_USEC (pktgen's run time), BN_SENT and BN_RX (frames back at gen0).
+# Sets BN_USEC (pktgen's run time), BN_SENT, BN_RX (frames back at gen0)
+# and BN_IDLE_USEC (the part of BN_USEC pktgen's thread was scheduled out).
 bn_pktgen() {
 	local fam=$1 dir=$2 count=$3 ns=$4 nd=$5 rx0 out
 	local vlan=22 src dst sp=10000 dp=20000 nsp=$4 ndp=$5
@@ -268,6 +269,6 @@ bn_pktgen() {
 		"$fam" "$src" "$dst" "$sp" "$nsp" "$dp" "$ndp" "$count") ||
 		bn_die "pktgen: $out"
 	set -- $out
-	BN_USEC=$1 BN_SENT=$2
+	BN_USEC=$1 BN_SENT=$2 BN_IDLE_USEC=${3:-}
 	BN_RX=$(($(bn_gen_rx) - rx0))
 }

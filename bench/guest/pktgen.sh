@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run pktgen once on one device of the current netns, and print
-# "USEC SENT": the run time pktgen measured and the frames it sent.
+# "USEC SENT IDLE_USEC": the run time pktgen measured, the frames it sent,
+# and the part of the run time its thread spent scheduled out.
 #
 # usage: pktgen.sh DEV DST_MAC VLAN FAM(4|6) SRC DST SPORT NSPORT DPORT NDPORT COUNT [DELAY_NS]
 # 64-byte UDP frames (IPv6: the smallest pktgen builds), tagged VLAN ("-":
@@ -55,4 +56,4 @@ pgset "$dev" "flag UDPCSUM"
 pgset pgctrl start
 [ "${BN_PKTGEN_MARK:-0}" = 0 ] || read -r _ </proc/sys/kernel/domainname
 # Result: OK: 1234(c1200+d34) usec, 100000 (60byte,0frags)
-sed -n 's/^Result: OK: \([0-9]*\)(.* usec, \([0-9]*\) (.*/\1 \2/p' "$pg/$dev"
+sed -n 's/^Result: OK: \([0-9]*\)(c[0-9]*+d\([0-9]*\)) usec, \([0-9]*\) (.*/\1 \3 \2/p' "$pg/$dev"
