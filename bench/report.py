@@ -112,17 +112,26 @@ def analyse(rows):
 
     # 64-byte pps, one flow
     pps = {}
+    # The harness's slab slow paths (bench/guest/lib.sh): runs measure()
+    # ran again, and kept runs that still took them on a quarter of their
+    # frames or more.
+    slab = {}
     for r in rows:
         if r.get("sec") != "pps":
             continue
         key = (r["path"], r["fam"])
         pps.setdefault(key, []).append(float(r["pps"]))
+        s = slab.setdefault(key, {"reruns": 0, "kept": 0})
+        s["reruns"] += int(r.get("slab_runs", 1)) - 1
+        if r.get("slab_slow", "-") not in ("-", "") and int(r["slab_slow"]) * 4 >= int(r["rx"]):
+            s["kept"] += 1
     out_pps = {}
     for (path, fam), vals in pps.items():
         out_pps.setdefault(path, {})["ipv" + fam] = {
             "pps_median": med(vals), "pps_all": vals, "spread": spread(vals),
             "ns_per_packet": 1e9 / med(vals),
             "insns_per_packet": 1e9 / med(vals) / NS_PER_INSN,
+            "slab_reruns": slab[path, fam]["reruns"], "slab_kept": slab[path, fam]["kept"],
         }
     for path, fams in out_pps.items():
         for fam, d in fams.items():
@@ -363,6 +372,14 @@ def markdown(report, arches=None):
                 PATHS[path], tag, fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
                 "0 (ceiling)" if path == "ceiling" else cell(v4),
                 "0 (ceiling)" if path == "ceiling" else cell(v6), ratio))
+        reruns = ["%s IPv%s %d" % (path, fam[3:], d["slab_reruns"])
+                  for path in ORDER for fam, d in sorted(p.get(path, {}).items()) if d.get("slab_reruns")]
+        kept = ["%s IPv%s %d" % (path, fam[3:], d["slab_kept"])
+                for path in ORDER for fam, d in sorted(p.get(path, {}).items()) if d.get("slab_kept")]
+        if reruns or kept:
+            lines.append("\nRuns whose frames took the slab allocator's slow paths (the harness's, see "
+                         "bench/guest/lib.sh), run again: %s; kept, in the medians: %s." % (
+                             ", ".join(reruns) or "none", ", ".join(kept) or "none"))
         lines += ratio_lines(res)
         if s.get("flowtable_devices"):
             lines.append("\nThe flowtable's devices: `%s`." % s["flowtable_devices"])

@@ -254,7 +254,10 @@ bn_gen_rx() { ip netns exec "$NS_GEN" cat /sys/class/net/gen0/statistics/rx_pack
 #            ports 20000.. (NSRC and NDST of them, each stepping by one per
 #            packet: coprime counts give NSRC*NDST distinct flows);
 #   DIR rev: tagged 2222, server -> client, the same flows' replies.
-# Sets BN_USEC (pktgen's run time), BN_SENT and BN_RX (frames back at gen0).
+# Sets BN_USEC (pktgen's run time), BN_SENT, BN_RX (frames back at gen0),
+# BN_IDLE_USEC (the part of BN_USEC pktgen's thread was scheduled out) and
+# BN_SLOW (slab slow paths in the run, with BN_PKTGEN_SLOW=1; see
+# bn_slab_probes).
 bn_pktgen() {
 	local fam=$1 dir=$2 count=$3 ns=$4 nd=$5 rx0 out
 	local vlan=22 src dst sp=10000 dp=20000 nsp=$4 ndp=$5
@@ -268,6 +271,81 @@ bn_pktgen() {
 		"$fam" "$src" "$dst" "$sp" "$nsp" "$dp" "$ndp" "$count") ||
 		bn_die "pktgen: $out"
 	set -- $out
-	BN_USEC=$1 BN_SENT=$2
+	BN_USEC=$1 BN_SENT=$2 BN_IDLE_USEC=${3:-} BN_SLOW=${4:--}
 	BN_RX=$(($(bn_gen_rx) - rx0))
+}
+
+# ------------------------------------------------ the harness's slab ----
+#
+# Every frame costs the harness two objects of one slab cache at once:
+# pktgen holds its frame (clone_skb 0: until it builds the next), and the
+# router's skb_vlan_untag() copies the head of that shared frame
+# (skb_share_check(), then skb_cow() in skb_reorder_vlan_header()) into an
+# object of the same size (kmalloc-1k on 6.1). The copy is freed at the
+# sink, pktgen's frame one frame later. When SLUB's CPU slab has a single
+# free object left as a run starts, and the next slab too, the two
+# ping-pong between two slabs with one free slot each: every frame takes
+# ___slab_alloc() and __slab_free(), about 300 instructions, for the whole
+# run, on any path. Which runs start so depends on the cache's layout,
+# that is on what ran before: the ceiling's runs and a path's need not
+# agree, and the difference lands in the path's router work (6.1:
+# fasttrack's 690 instructions instead of 400). measure() counts the slow
+# paths in each run and, when the harness took them, moves the allocator
+# on and runs again.
+
+# bn_slab_probes: kprobes on SLUB's slow paths, whose hits pktgen.sh
+# counts (BN_PKTGEN_SLOW=1) in kprobe_profile, in a tracefs at
+# /tmp/bn_tracefs (ip netns exec mounts a sysfs of its own over /sys);
+# tracing stays off: nothing is recorded. Off until bn_slab_count on.
+# Fails where there are none.
+bn_slab_probes() {
+	local t=/tmp/bn_tracefs
+	mkdir -p $t
+	[ -e $t/kprobe_profile ] || mount -t tracefs nodev $t 2>/dev/null || return 1
+	grep -q bn_slab_alloc $t/kprobe_events 2>/dev/null && return 0
+	echo 0 >$t/tracing_on &&
+		echo 'p:bn/bn_slab_alloc ___slab_alloc' >>$t/kprobe_events &&
+		echo 'p:bn/bn_slab_free __slab_free' >>$t/kprobe_events
+}
+
+# bn_slab_count on|off: arm the probes (measure() only: a hit costs a few
+# hundred instructions, which would weigh on the sections that allocate).
+bn_slab_count() {
+	local v=0
+	[ "$1" = off ] || v=1
+	[ -e /tmp/bn_tracefs/events/bn/enable ] && echo $v >/tmp/bn_tracefs/events/bn/enable
+}
+
+# bn_slab_clean: the last bn_pktgen run took the slow paths on less than a
+# quarter of its frames, or was not counted.
+bn_slab_clean() {
+	[ "$BN_SLOW" = - ] || [ $((BN_SLOW * 4)) -lt "$BN_RX" ]
+}
+
+# bn_hold FAM N: the heads of N frames like the measured ones (untagged,
+# four bytes shorter: objects of the same cache) held until bn_unhold, so
+# that the next run starts the allocator elsewhere. pktgen sends them
+# through hold0 (a dummy device of the generator's netns), whose tc egress
+# mirrors each to hold1, whose plug qdisc keeps the clone and so the head;
+# pktgen's own frame is freed, as pktgen waits for it to be.
+bn_hold() {
+	local src=$GEN_V4 dst=$SINK_V4 out ns="$NS_GEN"
+	[ "$1" = 4 ] || { src=$GEN_V6 dst=$SINK_V6; }
+	if ! ip -n "$ns" link show hold1 >/dev/null 2>&1; then
+		if ! { ip -n "$ns" link add hold0 type dummy && ip -n "$ns" link set hold0 up &&
+			ip -n "$ns" link add hold1 type dummy && ip -n "$ns" link set hold1 up &&
+			ip netns exec "$ns" tc qdisc add dev hold0 clsact &&
+			ip netns exec "$ns" tc filter add dev hold0 egress matchall \
+				action mirred egress mirror dev hold1; }; then
+			bn_die "hold0, hold1"
+		fi
+	fi
+	ip netns exec "$ns" tc qdisc replace dev hold1 root plug limit 100000000 ||
+		bn_die "plug qdisc on hold1"
+	out=$(BN_PKTGEN_QUEUE=1 ip netns exec "$ns" sh /bench/guest/pktgen.sh hold0 \
+		"$TRUNK_MAC" - "$1" "$src" "$dst" 10000 1 20000 1 "$2") || bn_die "pktgen on hold0: $out"
+}
+
+bn_unhold() {
+	ip netns exec "$NS_GEN" tc qdisc del dev hold1 root 2>/dev/null || true
 }

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A QEMU TCG plugin that counts the guest instructions executed at each
- * address between executions of a marker address (the guest calls a
- * syscall nothing else calls, sethostname): at the Nth, it writes the
- * "pc count" lines of what ran since the one before to OUT.N. Guests set
- * their host name at boot too: the host counts windows from the last one.
- * bench/prof/profile.sh drives it.
+ * address while the guest holds a window open, as bench/prof/ftcache.c's:
  *
- * usage: -plugin ftprof.so,marker=0xADDR,out=PATH
+ *   start=ADDR  a window opens (its counts start from zero) when a block
+ *               at ADDR runs (bench/guest/pktgen.sh: proc_do_uuid(), just
+ *               before pktgen starts);
+ *   stop=ADDR   the window closes and its "pc count" lines go to OUT.N, N
+ *               from 0 (proc_do_uts_string(), just after pktgen's run).
+ *               The first stop only arms the plugin: what ran at boot opens
+ *               nothing.
+ *
+ * So a window holds a pktgen run and little else: the instructions in the
+ * time pktgen measures. bench/prof/profile.sh drives it.
+ *
+ * usage: -plugin ftprof.so,start=0xADDR,stop=0xADDR,out=PATH
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +34,9 @@ struct block {
 };
 
 static GHashTable *blocks;	/* (start ^ n << 56) -> struct block */
-static uint64_t marker;
+static uint64_t start_pc, stop_pc;
 static const char *out = "ftprof";
+static bool armed, in_window;
 static int window;
 
 static void dump(void)
@@ -78,11 +87,25 @@ static void zero(void)
 		((struct block *)v)->count = 0;
 }
 
-static void on_marker(unsigned int vcpu, void *udata)
+static void on_start(unsigned int vcpu, void *udata)
 {
+	if (!armed)
+		return;
+	zero();
+	in_window = true;
+}
+
+static void on_stop(unsigned int vcpu, void *udata)
+{
+	if (!armed) {
+		armed = true;
+		return;
+	}
+	if (!in_window)
+		return;
 	dump();
 	window++;
-	zero();
+	in_window = false;
 }
 
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -104,8 +127,11 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &b->count, 1);
-	if (start == marker)
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_marker,
+	if (start == start_pc)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_start,
+						     QEMU_PLUGIN_CB_NO_REGS, NULL);
+	if (start == stop_pc)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_stop,
 						     QEMU_PLUGIN_CB_NO_REGS, NULL);
 }
 
@@ -116,8 +142,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "marker=", 7))
-			marker = strtoull(argv[i] + 7, NULL, 0);
+		if (!strncmp(argv[i], "start=", 6))
+			start_pc = strtoull(argv[i] + 6, NULL, 0);
+		else if (!strncmp(argv[i], "stop=", 5))
+			stop_pc = strtoull(argv[i] + 5, NULL, 0);
 		else if (!strncmp(argv[i], "out=", 4))
 			out = strdup(argv[i] + 4);
 	}

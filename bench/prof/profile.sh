@@ -3,23 +3,25 @@
 # Where the guest's instructions go, per packet and per function, for the
 # pps measurement's paths: boots the bench guest (make bench, qemu -icount)
 # with bench/prof/ftprof.c, a TCG plugin that counts the instructions
-# executed at each address while a window is open (bench/guest/profile.sh),
-# and names the addresses with the guest's /proc/kallsyms and, in
-# fasttrack.ko, its debug info (addr2line, inlined functions too).
+# executed at each address while a window (one pktgen run,
+# bench/guest/profile.sh) is open, and names the addresses with the guest's
+# /proc/kallsyms and, in fasttrack.ko, its debug info (addr2line, inlined
+# functions too).
 #
 # usage: QEMU_SRC=DIR bench/prof/profile.sh [WORD] [PATHS]
-#   WORD: kernel word (6.12); PATHS: pps paths to profile (fasttrack,nfftc).
+#   WORD: kernel word (6.12); PATHS: pps paths to profile
+#   (ceiling,fasttrack,nfftc: the ceiling gives the router work).
 #   QEMU_SRC: a qemu source tree of the installed qemu's version, for
 #   include/qemu/qemu-plugin.h (Debian: "apt-get source qemu" with a deb-src
 #   line), and the glib headers (libglib2.0-dev).
 # Writes bench/prof/out/WORD/: bench.log, win.N (pc count), report.txt.
-# The first run of a kernel boots twice: the marker's address and the
+# The first run of a kernel boots twice: the markers' addresses and the
 # kernel's symbols (nokaslr) are learned from the first boot and kept in
-# out/WORD/marker and ksyms.
+# out/WORD/marks and ksyms.
 set -eu -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-word=${1:-6.12} paths=${2:-fasttrack,nfftc}
+word=${1:-6.12} paths=${2:-ceiling,fasttrack,nfftc}
 out=$here/out/$word
 : "${QEMU_SRC:?set QEMU_SRC to a qemu source tree (see the top of $0)}"
 mkdir -p "$out"
@@ -29,9 +31,9 @@ gcc -O2 -shared -fPIC -Wall -I"$QEMU_SRC/include/qemu" $(pkg-config --cflags gli
 	-o "$so" "$here/ftprof.c"
 
 boot() {
-	local marker=$1 syms=$2
+	local marks=$1 syms=$2
 	rm -f "$out"/win.*
-	FT_QEMU_ARGS="-plugin $so,marker=$marker,out=$out/win" FT_OUT=${FT_OUT:-$out/ftout} \
+	FT_QEMU_ARGS="-plugin $so,$marks,out=$out/win" FT_OUT=${FT_OUT:-$out/ftout} \
 		BENCH_QUICK=1 BENCH_SKIP=pps,tcp,scale,commits,churn,covering,bridge,devices,memchurn,connrate,l3dev \
 		BENCH_APPEND="nokaslr ft.profile=$paths ft.profsyms=$syms ${PROF_APPEND:-}" \
 		make -C "$repo" bench KERNELS="$word" >"$out/make.log" 2>&1 ||
@@ -39,12 +41,13 @@ boot() {
 	cp "$repo/bench/out/$word/bench.log" "$out/bench.log"
 	git -C "$repo" checkout -q bench/results.json bench/results.md bench/results.png 2>/dev/null || true
 }
-if [ ! -s "$out/marker" ] || [ ! -s "$out/ksyms" ]; then
-	boot 0 1
-	sed -n 's/^@RESULT sec=profsyms .*marker=\([0-9a-f]*\).*/0x\1/p' "$out/bench.log" >"$out/marker"
+if [ ! -s "$out/marks" ] || [ ! -s "$out/ksyms" ]; then
+	boot start=0,stop=0 1
+	sed -n 's/^@RESULT sec=profsyms .*start=\([0-9a-f]*\) stop=\([0-9a-f]*\).*/start=0x\1,stop=0x\2/p' \
+		"$out/bench.log" >"$out/marks"
 	grep '^@KSYM [0-9a-f]* [^ ]* *$' "$out/bench.log" >"$out/ksyms"
 fi
-boot "$(cat "$out/marker")" 0
+boot "$(cat "$out/marks")" 0
 # The module as the guest ran it, for addr2line: the same sources built again.
 FT_OUT=$out/ftout bash "$repo/selftests/vm/build.sh" "$word" >/dev/null
 ko=$(find "$out/ftout/build" -name fasttrack.ko | head -n 1)

@@ -2,7 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Instructions per packet by function and by fast-path stage, from the
 windows of bench/prof/profile.sh: OUTDIR (bench.log, win.N) and the
-fasttrack.ko the guest ran (its debug info names inlined functions)."""
+fasttrack.ko the guest ran (its debug info names inlined functions).
+
+A window is one pktgen run. Under -icount shift=2,sleep=off the guest clock
+advances 4 ns per instruction, and jumps to the next timer when the vCPU
+halts: pktgen's run time over 4 ns, less the window's instructions, is the
+time the vCPU sat idle in the run, less what the window holds outside the
+run (pktgen's start and end: about 300 000 instructions). Router work is a
+path's instructions per packet less the ceiling's, as make bench derives it
+from pps."""
 import bisect
 import collections
 import re
@@ -29,11 +37,7 @@ for line in log:
         kv = dict(x.split("=", 1) for x in line.split()[1:])
         wins[int(kv["window"])] = kv
 syms = sorted(set(syms))
-# The plugin writes win.N at the Nth host name change since boot; the
-# guest's own come first, so count the windows from the last file.
-import glob
-last = max(int(f.rsplit(".", 1)[1]) for f in glob.glob(outdir + "/win.*"))
-nwin = len(wins)
+NS_PER_INSN = 4
 addrs = [s[0] for s in syms]
 
 
@@ -71,6 +75,24 @@ KSTAGE = {
     "ft_stat_add": "count",
     "__pskb_pull_tail": "parse", "pskb_expand_head": "cow",
 }
+# Of these, the stage has only the calls from fasttrack.ko: the harness
+# calls them too (skb_vlan_untag() copies the header of pktgen's shared
+# frame, on every path).
+KCALLED = {"__pskb_pull_tail", "pskb_expand_head"}
+
+
+def ko_calls():
+    """.text offset of each direct call in fasttrack.ko to a KCALLED
+    function -> its name"""
+    res = {}
+    out = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", "-j", ".text", ko],
+                         capture_output=True, text=True).stdout.splitlines()
+    for line in out:
+        m = re.match(r"\s*([0-9a-f]+):\s+R_X86_64_PLT32\s+(\S+)-0x4$", line)
+        if m and m.group(2) in KCALLED:
+            # the relocation sits one byte into its call instruction
+            res[int(m.group(1), 16) - 1] = m.group(2)
+    return res
 
 
 def addr2line(offs):
@@ -97,23 +119,36 @@ def addr2line(offs):
     return res
 
 
+calls = ko_calls()
+entry = {}
+for a, n, _ in syms:
+    if n in KCALLED:
+        entry[a] = n
 tables = {}
 for w, kv in sorted(wins.items()):
     rx = int(kv["rx"])
     per_fn = collections.Counter()
     per_stage = collections.Counter()
     ko_pcs = collections.Counter()
+    ncalls = collections.Counter()  # KCALLED function -> calls: all, from ko
     total = 0
-    for line in open("%s/win.%d" % (outdir, last - 2 * (nwin - 1 - w))):
+    for line in open("%s/win.%d" % (outdir, w)):
         pc, n = line.split()
         pc, n = int(pc, 16), int(n)
         total += n
         name = sym(pc)
         per_fn[name] += n
+        if pc in entry:
+            ncalls[entry[pc], "all"] += n
         if name.endswith("[fasttrack]"):
             ko_pcs[pc] += n
-        elif name.split()[0] in KSTAGE:
+            if text is not None and pc - text in calls:
+                ncalls[calls[pc - text], "ko"] += n
+        elif name.split()[0] in KSTAGE and name.split()[0] not in KCALLED:
             per_stage[KSTAGE[name.split()[0]]] += n
+    for fn in KCALLED:
+        if ncalls[fn, "all"]:
+            per_stage[KSTAGE[fn]] += per_fn[fn] * ncalls[fn, "ko"] / ncalls[fn, "all"]
     lines = collections.Counter()
     if text is not None and ko_pcs:
         info = addr2line([pc - text for pc in ko_pcs if pc >= text])
@@ -124,7 +159,8 @@ for w, kv in sorted(wins.items()):
                 st = "hook:" + (chain[-1] if chain else sym(pc).split()[0])
             per_stage[st] += n
             lines["%s %s" % (chain[0] if chain else sym(pc), loc)] += n
-    tables[w] = dict(kv=kv, rx=rx, total=total, fn=per_fn, stage=per_stage, lines=lines)
+    tables[w] = dict(kv=kv, rx=rx, total=total, fn=per_fn, stage=per_stage, lines=lines,
+                     calls=ncalls)
 
 def pp(x, rx):
     return x / rx
@@ -132,10 +168,41 @@ def pp(x, rx):
 by = collections.defaultdict(dict)
 for w, t in tables.items():
     by[t["kv"]["path"]][t["kv"]["fam"]] = t
+
+
+def time_insns(t):
+    """pktgen's run time per packet, in instructions' worth of guest time"""
+    return int(t["kv"]["usec"]) * 1000 / NS_PER_INSN / t["rx"]
+
+
+print("== per packet: instructions in the window, and pktgen's run time in instructions' worth")
+print("   (4 ns each); time - insns: the vCPU idle in the run; sched out: pktgen's idle_usec")
+print("  %-10s %4s %9s %9s %9s %10s" % ("path", "fam", "insns", "time", "time-ins", "sched out"))
+for w, t in sorted(tables.items()):
+    kv = t["kv"]
+    idle = kv.get("idle_usec", "")
+    idle = "%.1f" % (int(idle) * 1000 / NS_PER_INSN / t["rx"]) if idle else "?"
+    print("  %-10s %4s %9.1f %9.1f %+9.1f %10s" % (kv["path"], "IPv" + kv["fam"], t["total"] / t["rx"],
+                                                  time_insns(t), time_insns(t) - t["total"] / t["rx"], idle))
+if "ceiling" in by:
+    print("\n== router work per packet (path - ceiling), from instructions and from pktgen's time")
+    print("  %-10s %4s %9s %9s" % ("path", "fam", "insns", "time"))
+    for path, fams in by.items():
+        for fam, t in sorted(fams.items()):
+            c = by["ceiling"].get(fam)
+            if path == "ceiling" or c is None:
+                continue
+            print("  %-10s %4s %9.1f %9.1f" % (path, "IPv" + fam, t["total"] / t["rx"] - c["total"] / c["rx"],
+                                              time_insns(t) - time_insns(c)))
+    print()
 for path, fams in by.items():
     print("== %s: instructions per packet (window total / frames delivered)" % path)
     for fam, t in sorted(fams.items()):
         print("  IPv%s: %.1f per packet over the window (%d frames)" % (fam, t["total"] / t["rx"], t["rx"]))
+        for fn in sorted(KCALLED):
+            if t["calls"][fn, "all"]:
+                print("    %s: %.2f calls per packet, %.2f of them from fasttrack.ko" % (
+                    fn, t["calls"][fn, "all"] / t["rx"], t["calls"][fn, "ko"] / t["rx"]))
     if path == "fasttrack":
         print("\n  fast-path stages (fasttrack.ko code by inlined function; kernel callees listed in KSTAGE)")
         print("  %-24s %8s %8s %8s" % ("stage", "IPv4", "IPv6", "diff"))
@@ -174,3 +241,23 @@ for path, fams in by.items():
         for k, a, b in rows:
             print("  %-56s %7.1f %7.1f %+7.1f" % (k, a, b, b - a))
     print()
+# Where each path's router work goes: its functions less the ceiling's.
+for path, fams in by.items():
+    if path == "ceiling" or "ceiling" not in by:
+        continue
+    for fam, t in sorted(fams.items()):
+        c = by["ceiling"].get(fam)
+        if c is None:
+            continue
+        print("== %s IPv%s less the ceiling, per packet (functions differing by >= 1)" % (path, fam))
+        rows = []
+        for n in set(t["fn"]) | set(c["fn"]):
+            a, b = c["fn"].get(n, 0) / c["rx"], t["fn"].get(n, 0) / t["rx"]
+            if abs(b - a) >= 1:
+                rows.append((b - a, n, a, b))
+        rows.sort(key=lambda r: (-abs(r[0]), r[1]))
+        print("  %-44s %8s %8s %8s" % ("function", "ceiling", path, "diff"))
+        for d, n, a, b in rows:
+            print("  %-44s %8.1f %8.1f %+8.1f" % (n, a, b, d))
+        print("  %-44s %8.1f %8.1f %+8.1f\n" % ("total", c["total"] / c["rx"], t["total"] / t["rx"],
+                                               t["total"] / t["rx"] - c["total"] / c["rx"]))
