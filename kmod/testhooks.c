@@ -210,6 +210,14 @@ struct ft_hw_mark {
 
 static struct ft_hw_mark *ft_hw_mark;	/* RTNL */
 
+/* What a switch ASIC sets; a kernel without switchdev has no such mark. */
+static void ft_hw_mark_set(struct sk_buff *skb)
+{
+#ifdef CONFIG_NET_SWITCHDEV
+	skb->offload_l3_fwd_mark = 1;
+#endif
+}
+
 static unsigned int ft_hw_mark_hook(void *priv, struct sk_buff *skb,
 				    const struct nf_hook_state *state)
 {
@@ -238,10 +246,8 @@ static unsigned int ft_hw_mark_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	}
 	ports = skb_header_pointer(skb, off, sizeof(buf.ports), &buf);
-#ifdef CONFIG_NET_SWITCHDEV
 	if (ports && ports[1] == m->port)
-		skb->offload_l3_fwd_mark = 1;
-#endif
+		ft_hw_mark_set(skb);
 	return NF_ACCEPT;
 }
 
