@@ -568,6 +568,13 @@ requeue:
 				   FT_GC_INTERVAL);
 }
 
+/*
+ * xa_init() gives every xarray set up in one file the same lockdep class:
+ * flow_ids is locked in softirq, gone_iifs only with BH enabled (RTNL, the
+ * GC work), which lockdep would take for the same lock used both ways.
+ */
+static struct lock_class_key ft_gone_iifs_key;
+
 int ft_table_init(struct ft_net *fn)
 {
 	int err;
@@ -577,6 +584,7 @@ int ft_table_init(struct ft_net *fn)
 		return err;
 	xa_init_flags(&fn->flow_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init(&fn->gone_iifs);
+	lockdep_set_class(&fn->gone_iifs.xa_lock, &ft_gone_iifs_key);
 	fn->gc_passes = 0;
 	atomic_set(&fn->nflows, 0);
 	ft_reap_init(fn);
