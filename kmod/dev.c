@@ -151,6 +151,7 @@ static struct ft_dev *ft_dev_create(struct ft_net *fn, struct net_device *dev,
 	int err;
 
 	ASSERT_RTNL();
+	FT_HOT_LINE_CHECK(struct ft_dev, families);
 	fd = kzalloc(sizeof(*fd), GFP_KERNEL);
 	if (!fd)
 		return ERR_PTR(-ENOMEM);

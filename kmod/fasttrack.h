@@ -179,15 +179,17 @@ struct ft_config {
 
 /* An enabled device. Lives on ft_net.devs (RTNL) and in ft_net.dev_index. */
 struct ft_dev {
+	/* Read per packet: one cache line (FT_HOT_LINE_CHECK()). */
+	struct ft_net *fn;
+	struct ft_dev_stats_pcpu __percpu *stats;
+	u8 families;		/* FASTTRACK_F_*; fast path reads it lockless */
+
 	struct list_head list;
 	struct net_device *dev;		/* held */
 #ifdef FT_HAVE_NETDEV_HOLD
 	netdevice_tracker dev_tracker;
 #endif
-	struct ft_net *fn;
 	struct nf_hook_ops ops;
-	u8 families;		/* FASTTRACK_F_*; fast path reads it lockless */
-	struct ft_dev_stats_pcpu __percpu *stats;
 	struct rcu_head rcu;
 };
 
@@ -258,7 +260,7 @@ struct ft_hnode {
 struct ft_harray;
 struct ft_htable {
 	struct ft_harray __rcu *cur;
-	spinlock_t lock ____cacheline_aligned_in_smp;
+	spinlock_t lock;	/* in another line than @cur: ft_net */
 	unsigned int nelems;		/* under @lock */
 	bool dying;			/* under @lock: no more resizes */
 	struct work_struct resize_work;
@@ -345,21 +347,32 @@ static inline struct ft_meta *ft_flow_meta(const struct ft_flow *flow)
  * and then its flows are stale. Readers check @dead before @neigh, @dev.
  */
 struct ft_nh {
-	struct hlist_node node;
+	/* Read per packet: one cache line (FT_HOT_LINE_CHECK()). */
 	struct neighbour *neigh;	/* held until released; NULL: L3 */
 	struct net_device *dev;		/* held until released */
+	unsigned int mtu;		/* ft_route_mtu(): 0, the device's */
+	bool dead;
+
+	bool released;
+	struct hlist_node node;
 #ifdef FT_HAVE_NETDEV_HOLD
 	netdevice_tracker dev_tracker;
 #endif
 	struct ft_net *fn;
-	unsigned int mtu;		/* ft_route_mtu(): 0, the device's */
 	int ifindex;			/* of @dev, for dumps: */
 	u16 vlan_id;			/* they may outlive @dev */
 	refcount_t ref;			/* flows, and a pending release */
-	bool dead;
-	bool released;
 	struct rcu_head rcu;
 };
+
+/*
+ * Does what a packet reads of a kmalloc()ed @type end by @member within
+ * its first 32 bytes? Then it is in one cache line: kmalloc() objects of
+ * up to 64 bytes, and of 128 or more, start on their own size; those of
+ * 96 on 32 bytes.
+ */
+#define FT_HOT_LINE_CHECK(type, member) \
+	BUILD_BUG_ON(offsetofend(type, member) > 32)
 
 #define FT_NH_HASH_BITS	10
 
@@ -420,12 +433,16 @@ struct ft_route_memos;
 struct ft_net {
 	struct net *net;
 
-	/* Read per packet: keep apart from control state. */
+	/*
+	 * Read per packet, written rarely: one cache line, which ends with
+	 * the table's @cur; its writers' lock begins the next one
+	 * (ft_net_layout_check()).
+	 */
 	atomic_t gen[FT_GEN_NUM] ____cacheline_aligned_in_smp;
 	u32 dst_gen[FT_FAM_NUM];	/* ft_dst_gen() the log last noted */
-	struct ft_htable flows;
 	struct ft_stats_pcpu __percpu *stats;
 	struct ft_config cfg;
+	struct ft_htable flows;
 
 	atomic_t nflows ____cacheline_aligned_in_smp;
 	struct xarray flow_ids;		/* id -> flow, lowest free id */

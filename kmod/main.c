@@ -24,11 +24,26 @@ static const struct ft_config ft_config_default = {
 	.skip_mask	= 0,
 };
 
+/* The line of struct ft_net that a packet reads (ft_ingress_hook()). */
+#define FT_NET_LINE(member) (offsetof(struct ft_net, member) / L1_CACHE_BYTES)
+#define FT_NET_LINE_END(member) \
+	((offsetofend(struct ft_net, member) - 1) / L1_CACHE_BYTES)
+
+static void ft_net_layout_check(void)
+{
+	BUILD_BUG_ON(FT_NET_LINE_END(flows.cur) != FT_NET_LINE(gen));
+	/* Inserts take the lock: a line apart, where lines hold 8 pointers. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_SMP) && BITS_PER_LONG == 64 &&
+		     L1_CACHE_BYTES == 64 &&
+		     FT_NET_LINE(flows.lock) == FT_NET_LINE(gen));
+}
+
 static int __net_init ft_net_init(struct net *net)
 {
 	struct ft_net *fn = ft_net(net);
 	int err;
 
+	ft_net_layout_check();
 	fn->net = net;
 	fn->cfg = ft_config_default;
 	INIT_LIST_HEAD(&fn->devs);

@@ -92,6 +92,7 @@ struct ft_nh *ft_nh_get(struct ft_net *fn, struct neighbour *n,
 			refcount_inc(&nh->ref);
 			goto out;
 		}
+	FT_HOT_LINE_CHECK(struct ft_nh, dead);
 	nh = kzalloc(sizeof(*nh), GFP_ATOMIC);
 	if (!nh)
 		goto out;
