@@ -26,12 +26,8 @@ must ip -n "$NS_ROUTER" link add dummy0 type dummy
 must ip -n "$NS_ROUTER" link set dummy0 up
 must ip -n "$NS_ROUTER" addr add "$CLIENT_IP4/32" dev dummy0
 
-# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-hold=$dbg/fasttrack/fresh_hold
+fp_debugfs ""
+hold=$FP_DBG/fresh_hold
 if [ ! -w "$hold" ]; then
 	fail "debugfs fasttrack/fresh_hold is there" "missing: $hold"
 	exit "$KSFT_FAIL"

@@ -34,12 +34,8 @@ fp_setup_stick
 cdev=$ROUTER_CLIENT_DEV
 must ip netns exec "$NS_ROUTER" sysctl -qw net.netfilter.nf_conntrack_acct=1
 
-# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-hook=$dbg/fasttrack/acct_add
+fp_debugfs ""
+hook=$FP_DBG/acct_add
 
 # flow_id FAMILY PORT DIR: the id of the cached flow of the UDP connection
 # to PORT in direction DIR (original, reply), or nothing.

@@ -27,14 +27,9 @@ fp_init
 require_cmd taskset jq mkfifo
 fp_setup_stick
 
-# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-stall=$dbg/fasttrack/learn_stall
-gc_pause=$dbg/fasttrack/gc_pause
-[ -e "$stall" ] || ft_skip "no debugfs fasttrack/learn_stall: build the module with FT_TEST_HOOKS=1"
+fp_debugfs learn_stall
+stall=$FP_DBG/learn_stall
+gc_pause=$FP_DBG/gc_pause
 defer sh -c "echo 0 >'$gc_pause'"
 
 # stall_is STATE: the hook of learn_stall is in STATE.

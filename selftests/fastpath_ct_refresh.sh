@@ -21,13 +21,8 @@ fp_init
 require_cmd udpecho conntrack
 fp_setup_plain
 
-# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-gc_pause=$dbg/fasttrack/gc_pause
-[ -e "$gc_pause" ] || ft_skip "no debugfs fasttrack/gc_pause: build the module with FT_TEST_HOOKS=1"
+fp_debugfs gc_pause
+gc_pause=$FP_DBG/gc_pause
 defer sh -c "echo 0 >'$gc_pause'"
 
 for s in nf_conntrack_udp_timeout nf_conntrack_udp_timeout_stream; do

@@ -21,13 +21,8 @@ require_cmd udpecho
 fp_setup_stick
 cdev=$ROUTER_CLIENT_DEV
 
-# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-hook=$dbg/fasttrack/hw_forwarded
-[ -e "$hook" ] || ft_skip "no debugfs fasttrack/hw_forwarded: build the module with FT_TEST_HOOKS=1"
+fp_debugfs hw_forwarded
+hook=$FP_DBG/hw_forwarded
 
 # mark PORT: mark what enters the client device for PORT; "-": stop.
 mark() {

@@ -23,13 +23,8 @@ require_cmd udpecho jq
 fp_setup_plain
 setup_ns NS_TMP
 
-# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-gc_pause=$dbg/fasttrack/gc_pause
-[ -e "$gc_pause" ] || ft_skip "no debugfs fasttrack/gc_pause: build the module with FT_TEST_HOOKS=1"
+fp_debugfs gc_pause
+gc_pause=$FP_DBG/gc_pause
 defer sh -c "echo 0 >'$gc_pause'"
 
 fp_port port4

@@ -31,12 +31,8 @@ require_cmd taskset nsenter socat mkfifo
 must taskset -p 2 $$ >/dev/null
 fp_setup_stick
 
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-stall=$dbg/fasttrack/learn_stall
-[ -e "$stall" ] || ft_skip "no debugfs fasttrack/learn_stall: build the module with FT_TEST_HOOKS=1"
+fp_debugfs learn_stall
+stall=$FP_DBG/learn_stall
 
 # What conntrack finds invalid on the router's forward path (ft_fwd drops
 # it there).

@@ -41,15 +41,9 @@ for ns in "$NS_CLIENT" "$NS_SERVER"; do
 	must ip netns exec "$ns" nft add rule inet rs_drop input udp sport "$DPORT" drop
 done
 
-# debugfs where "ip netns exec" (which mounts its own /sys) still sees it.
-dbg=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
-defer rmdir "$dbg"
-must mount -t debugfs none "$dbg"
-defer umount "$dbg"
-[ -e "$dbg/fasttrack/buckets" ] ||
-	ft_skip "no debugfs fasttrack/buckets: build the module with FT_TEST_HOOKS=1"
+fp_debugfs buckets
 
-buckets() { ip netns exec "$NS_ROUTER" cat "$dbg/fasttrack/buckets"; }
+buckets() { ip netns exec "$NS_ROUTER" cat "$FP_DBG/buckets"; }
 nflows() { ftc -j stats | fp_jget flows; }
 # The table has as many buckets as entries at least: a grow has ended.
 grown() { [ "$(buckets)" -ge "$(nflows)" ]; }

@@ -48,6 +48,21 @@ fp_rand() {
 	eval "$1=$(($2 + (FP_RNG / 16) % ($3 - $2 + 1)))"
 }
 
+# fp_debugfs HOOK: mount debugfs for the rest of the test where
+# "ip netns exec", which mounts its own /sys, still sees it; FP_DBG is its
+# fasttrack directory. Skip when the module lacks the test hook HOOK
+# (built without FT_TEST_HOOKS=1); HOOK "" checks none.
+fp_debugfs() {
+	local d
+	d=$(mktemp -d /tmp/st-dbg-XXXXXX) || ft_skip "mktemp failed"
+	defer rmdir "$d"
+	must mount -t debugfs none "$d"
+	defer umount "$d"
+	FP_DBG=$d/fasttrack
+	[ -z "${1:-}" ] || [ -e "$FP_DBG/$1" ] ||
+		ft_skip "no debugfs fasttrack/$1: build the module with FT_TEST_HOOKS=1"
+}
+
 # fp_port VAR: a port for the next server, drawn from FP_SEED.
 fp_port() { fp_rand "$1" 10000 60000; }
 
