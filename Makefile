@@ -96,7 +96,7 @@ CHECK_MATRIX = $(if $(T)$(FULL),,$(if $(filter file,$(origin KERNELS)),--matrix)
 CHECK_KERNELS = $(KERNELS)$(if $(CHECK_MATRIX), $(PLATFORM_KERNELS))
 check:
 	bash selftests/vm/deps.sh
-	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check && $(MAKE) harness-test)
+	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check && $(MAKE) harness-test && $(MAKE) layers-check)
 	bash selftests/vm/check.sh --kernels "$(CHECK_KERNELS)" $(CHECK_MATRIX) $(if $(T),--test "$(T)")
 	$(if $(T),,$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm))
 
@@ -156,6 +156,12 @@ style:
 .PHONY: harness-test
 harness-test:
 	bash selftests/vm/test-harness.sh
+
+# Calls and includes in kmod/ and userspace/ point down their layers
+# (selftests/layers.py lists them).
+.PHONY: layers-check
+layers-check:
+	python3 selftests/layers.py
 
 # The YNL spec, the uapi header and the policies agree (selftests/ynl/).
 .PHONY: spec-check

@@ -18,8 +18,9 @@
  * itself that existed before the device was enabled runs after it.)
  *
  * All changes run under RTNL. An ft_dev holds a reference to its device;
- * the netns's device notifier releases it at NETDEV_UNREGISTER, and the
- * pernet exit releases what is left before the notifier goes.
+ * the netns's device notifier (dev_events.c) releases it at
+ * NETDEV_UNREGISTER, and the pernet exit releases what is left before the
+ * notifier goes.
  */
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
@@ -127,7 +128,7 @@ static void ft_dev_put(struct ft_dev *fd)
  * device inherits none of those flows (ft_dev_create()). No packet of the
  * device is in flight any more: no flow of it can appear later. RTNL.
  */
-static void ft_dev_gone(struct ft_net *fn, int ifindex)
+void ft_dev_gone(struct ft_net *fn, int ifindex)
 {
 	unsigned long pass = READ_ONCE(fn->gc_passes);
 
@@ -221,7 +222,7 @@ static void ft_dev_release(struct ft_net *fn, struct ft_dev *fd)
  * the GC reaps them, so deleting a thousand VLANs does not walk the table
  * a thousand times, nor wait a grace period each.
  */
-static void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd)
+void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd)
 {
 	ft_dev_unhook(fn, fd);
 	ft_dev_release(fn, fd);
@@ -320,101 +321,4 @@ void ft_dev_disable_all(struct ft_net *fn)
 	/* The netns goes: ft_table_exit() removes every flow after this. */
 	list_for_each_entry_safe(fd, tmp, &fn->devs, list)
 		ft_dev_destroy(fn, fd);
-}
-
-/*
- * An enabled device became a port of @info->upper_dev: the master now
- * receives what the port did, so the fast path follows it there with the
- * same families, unless the master is a VRF. A port that leaves its
- * master is enabled again if a rule names it.
- */
-static void ft_dev_upper_changed(struct ft_net *fn, struct net_device *dev,
-				 struct netdev_notifier_changeupper_info *info)
-{
-	struct net_device *master = info->upper_dev;
-	struct ft_dev *fd;
-	u8 families;
-
-	ASSERT_RTNL();
-	if (!info->master)
-		return;
-	if (!info->linking) {
-		ft_dev_rules_event(fn, dev);
-		return;
-	}
-	fd = ft_dev_find(fn, dev);
-	if (!fd)
-		return;
-	families = fd->families;
-	if (ft_dev_disable(fn, fd, FT_FAMILIES_ALL))
-		return;
-	if (ft_dev_enable(fn, master, families, NULL))
-		pr_info("%s is a port of %s now: disabled there, and %s cannot be enabled\n",
-			dev->name, master->name, master->name);
-	else
-		pr_info("%s is a port of %s now: %s is enabled instead\n",
-			dev->name, master->name, master->name);
-}
-
-/*
- * Per netns, so that it comes and goes with the netns's state. A device
- * that moves to another netns is unregistered from this one first.
- */
-static int ft_netdev_event(struct notifier_block *nb, unsigned long event,
-			   void *ptr)
-{
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct ft_net *fn = container_of(nb, struct ft_net, netdev_nb);
-	struct ft_dev *fd;
-
-	ASSERT_RTNL();
-	switch (event) {
-	case NETDEV_REGISTER:
-	case NETDEV_CHANGENAME:
-		/* Registered, moved in or renamed: enabled if a rule says so. */
-		ft_dev_rules_event(fn, dev);
-		break;
-	case NETDEV_UNREGISTER:
-		fd = ft_dev_find(fn, dev);
-		if (fd) {
-			ft_dev_destroy(fn, fd);
-			ft_dev_gone(fn, dev->ifindex);
-		}
-		fallthrough;
-	case NETDEV_CHANGEUPPER:
-		/* Now a bridge or bond port: its rx_handler owns its frames,
-		 * and what it sent through is gone.
-		 */
-		if (event == NETDEV_CHANGEUPPER)
-			ft_dev_upper_changed(fn, dev, ptr);
-		fallthrough;
-	case NETDEV_DOWN:
-	case NETDEV_CHANGEMTU:
-	case NETDEV_CHANGEADDR:
-		/* Its next hops die, with the flows that leave through them;
-		 * every other flow looks its route up again.
-		 */
-		ft_nh_kill_dev(fn, dev);
-		ft_gen_bump(fn, FT_GENS_ROUTE);
-		break;
-	case NETDEV_UP:
-	case NETDEV_CHANGE:
-		/* Carrier and link state pick multipath next hops and
-		 * linkdown routes: every flow looks its route up again.
-		 */
-		ft_gen_bump(fn, FT_GENS_ROUTE);
-		break;
-	}
-	return NOTIFY_DONE;
-}
-
-int ft_dev_notifier_init(struct ft_net *fn)
-{
-	fn->netdev_nb.notifier_call = ft_netdev_event;
-	return register_netdevice_notifier_net(fn->net, &fn->netdev_nb);
-}
-
-void ft_dev_notifier_exit(struct ft_net *fn)
-{
-	unregister_netdevice_notifier_net(fn->net, &fn->netdev_nb);
 }

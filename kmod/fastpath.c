@@ -30,53 +30,6 @@ static const enum ft_punt ft_parse_punt[] = {
 };
 
 /*
- * What each CPU saw of the packet it handed to the stack last: the learn
- * hook, on the same CPU in the same softirq, learns that packet under these
- * generations (gen.c says why) and sees what the stack changed of it.
- */
-struct ft_rx_mark {
-	const struct sk_buff *skb;
-	struct ft_rx_state state;
-};
-
-static DEFINE_PER_CPU(struct ft_rx_mark, ft_rx_mark);
-
-/*
- * The fields of the IPv4 or IPv6 header of @skb that the ruleset may
- * rewrite, as the ingress hook and the learn hook see them; false if the
- * header is not there.
- */
-bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
-		   struct ft_hdr_fields *f)
-{
-	union {
-		struct iphdr v4;
-		struct ipv6hdr v6;
-	} buf;
-	const struct ipv6hdr *ip6h;
-	const struct iphdr *iph;
-
-	if (fam == FT_FAM_V4) {
-		iph = skb_header_pointer(skb, skb_network_offset(skb),
-					 sizeof(buf.v4), &buf);
-		if (!iph)
-			return false;
-		f->fixed = (u32)ntohs(iph->id) << 16 | ntohs(iph->frag_off);
-		f->dsfield = ipv4_get_dsfield(iph);
-		f->ttl = iph->ttl;
-	} else {
-		ip6h = skb_header_pointer(skb, skb_network_offset(skb),
-					  sizeof(buf.v6), &buf);
-		if (!ip6h)
-			return false;
-		f->fixed = ntohl(ip6_flowlabel(ip6h));
-		f->dsfield = ipv6_get_dsfield(ip6h);
-		f->ttl = ip6h->hop_limit;
-	}
-	return true;
-}
-
-/*
  * Hand @skb, received on @fd for @fam, to the stack, counted by reason,
  * after a lookup of @pkt's key that found what @lookup says. A SYN, FIN
  * or RST is never learned: conntrack must see what follows it, so its
@@ -88,20 +41,10 @@ static unsigned int ft_punt_looked(struct ft_dev *fd, enum ft_fam fam,
 				   enum ft_rx_lookup lookup)
 {
 	struct ft_dev_stats_pcpu *ds = this_cpu_ptr(fd->stats);
-	struct ft_rx_mark *m = this_cpu_ptr(&ft_rx_mark);
 	struct ft_net *fn = fd->fn;
 
-	m->skb = skb;
-	m->state.lookup = lookup;
-	if (pkt)
-		m->state.key = pkt->key;
-	m->state.learnable = reason != FT_PUNT_TCP_FLAGS;
-	if (m->state.learnable) {
-		m->state.mark = skb->mark;
-		m->state.priority = skb->priority;
-		m->state.hdr_ok = ft_hdr_fields(skb, fam, &m->state.hdr);
-		ft_gens_read(fn, &m->state.gens);
-	}
+	ft_rx_note(fn, fam, skb, pkt ? &pkt->key : NULL, lookup,
+		   reason != FT_PUNT_TCP_FLAGS);
 	ft_stat_inc(fn, ft_punt_stat[reason]);
 
 	u64_stats_update_begin(&ds->syncp);
@@ -115,22 +58,6 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 			    const struct sk_buff *skb, enum ft_punt reason)
 {
 	return ft_punt_looked(fd, fam, skb, reason, NULL, FT_RX_NOT_LOOKED);
-}
-
-/*
- * The state @skb entered with, if it is the one ft_punt() saw last. It
- * stays valid until the next punt on this CPU: caller with BH disabled.
- */
-const struct ft_rx_state *ft_rx_state(const struct sk_buff *skb)
-{
-	struct ft_rx_mark *m;
-
-	lockdep_assert_in_softirq();
-	m = this_cpu_ptr(&ft_rx_mark);
-	if (m->skb != skb)
-		return NULL;
-	m->skb = NULL;
-	return &m->state;
 }
 
 /* The L4 checksum field, or NULL for UDP over IPv4 without a checksum. */

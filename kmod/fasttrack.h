@@ -526,6 +526,11 @@ void ft_gen_init(struct ft_net *fn);
 void ft_gen_exit(struct ft_net *fn);
 void ft_gen_bump(struct ft_net *fn, unsigned long kinds);
 void ft_gen_bump_once(struct ft_net *fn, unsigned long kinds);
+void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
+			 const struct ft_route_change *c);
+void ft_route_log(struct ft_net *fn, enum ft_fam fam,
+		  const struct ft_route_change *c);
+void ft_route_dst_gen_note(struct ft_net *fn, enum ft_fam fam, u32 gen);
 
 static inline void ft_gens_read(struct ft_net *fn, struct ft_gens *g)
 {
@@ -558,6 +563,12 @@ static inline enum ft_stat ft_gens_stale(struct ft_net *fn,
 	return 0;
 }
 
+/* flow.c */
+int ft_flow_cache_init(void);
+void ft_flow_cache_exit(void);
+struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta);
+void ft_flow_destroy(struct ft_flow *flow);
+
 /* reap.c */
 void ft_reap_init(struct ft_net *fn);
 void ft_reap_exit(struct ft_net *fn);
@@ -573,12 +584,17 @@ unsigned int ft_flow_hash_buckets(struct ft_net *fn);
 bool ft_key_same(const struct ft_key *a, const struct ft_key *b);
 
 /* table.c */
+/* A flow came (@reason 0) or went (why): ft_flow_notifier_register(). */
+struct ft_flow_event {
+	struct ft_net *fn;
+	const struct ft_flow *flow;
+	enum ft_stat reason;
+};
+
+int ft_flow_notifier_register(struct notifier_block *nb);
+void ft_flow_notifier_unregister(struct notifier_block *nb);
 int ft_table_init(struct ft_net *fn);
 void ft_table_exit(struct ft_net *fn);
-int ft_table_cache_init(void);
-void ft_table_cache_exit(void);
-struct ft_flow *ft_flow_alloc(enum ft_fam fam, bool nat, bool meta);
-void ft_flow_destroy(struct ft_flow *flow);
 int ft_flow_insert(struct ft_net *fn, struct ft_flow *flow);
 void ft_flow_teardown(struct ft_net *fn, struct ft_flow *flow,
 		      enum ft_stat reason);
@@ -697,8 +713,8 @@ int ft_dev_drop_add(struct ft_net *fn, struct ft_dev_drop *d,
 		    struct ft_dev *fd, u8 families);
 void ft_dev_drop_commit(struct ft_net *fn, struct ft_dev_drop *d);
 void ft_dev_disable_all(struct ft_net *fn);
-int ft_dev_notifier_init(struct ft_net *fn);
-void ft_dev_notifier_exit(struct ft_net *fn);
+void ft_dev_destroy(struct ft_net *fn, struct ft_dev *fd);
+void ft_dev_gone(struct ft_net *fn, int ifindex);
 
 /* dev_rules.c */
 #define FT_DEV_RULES_MAX	256
@@ -713,6 +729,10 @@ int ft_dev_rules_dump(struct ft_net *fn, struct sk_buff *skb,
 				  struct netlink_callback *cb,
 				  const char *pattern, u8 families));
 void ft_dev_rules_flush(struct ft_net *fn);
+
+/* dev_events.c */
+int ft_dev_notifier_init(struct ft_net *fn);
+void ft_dev_notifier_exit(struct ft_net *fn);
 
 /* learn.c */
 int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack);
@@ -731,17 +751,12 @@ int ft_route_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_route_watch_stop(struct ft_net *fn);
 int ft_route_memo_init(struct ft_net *fn);
 void ft_route_memo_exit(struct ft_net *fn);
-void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
-			 const struct ft_route_change *c);
-void ft_route_log(struct ft_net *fn, enum ft_fam fam,
-		  const struct ft_route_change *c);
 bool ft_route_nexthop(struct dst_entry *dst, const struct sk_buff *skb,
 		      enum ft_fam fam, union ft_addr *nh);
 u32 ft_dst_cookie(struct dst_entry *dst, enum ft_fam fam);
 enum ft_stat ft_route_gc_check(struct ft_net *fn, const struct ft_flow *flow);
 enum ft_stat ft_route_recheck(struct ft_net *fn, struct ft_flow *flow,
 			      struct sk_buff *skb, bool dst_ok);
-void ft_route_dst_gen_note(struct ft_net *fn, enum ft_fam fam, u32 gen);
 
 /* nl_watch.c */
 int ft_nl_watch_open(struct ft_net *fn, int proto, u32 groups,
@@ -871,12 +886,17 @@ static inline bool ft_flow_dst_ok(struct ft_net *fn, const struct ft_flow *flow,
 int ft_rules_watch_start(struct ft_net *fn, struct netlink_ext_ack *extack);
 void ft_rules_watch_stop(struct ft_net *fn);
 
-/* fastpath.c */
-unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
-			     const struct nf_hook_state *state);
+/* rx.c */
 const struct ft_rx_state *ft_rx_state(const struct sk_buff *skb);
 bool ft_hdr_fields(const struct sk_buff *skb, enum ft_fam fam,
 		   struct ft_hdr_fields *f);
+void ft_rx_note(struct ft_net *fn, enum ft_fam fam, const struct sk_buff *skb,
+		const struct ft_key *key, enum ft_rx_lookup lookup,
+		bool learnable);
+
+/* fastpath.c */
+unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
+			     const struct nf_hook_state *state);
 
 /* testhooks.c */
 #ifdef FT_TEST_HOOKS
@@ -894,7 +914,5 @@ static inline bool ft_test_gc_paused(void) { return false; }
 /* netlink.c */
 int ft_genl_init(void);
 void ft_genl_exit(void);
-void ft_nl_flow_event(struct ft_net *fn, const struct ft_flow *flow,
-		      enum ft_stat reason);
 
 #endif /* _FT_FASTTRACK_H */

@@ -111,7 +111,7 @@ static int __init ft_init(void)
 {
 	int err;
 
-	err = ft_table_cache_init();
+	err = ft_flow_cache_init();
 	if (err)
 		goto err_cache;
 	err = register_pernet_subsys(&ft_net_ops);
@@ -137,7 +137,7 @@ err_testhooks:
 err_netevent:
 	unregister_pernet_subsys(&ft_net_ops);
 err_pernet:
-	ft_table_cache_exit();
+	ft_flow_cache_exit();
 err_cache:
 	return err;
 }
@@ -150,7 +150,7 @@ static void __exit ft_exit(void)
 	unregister_pernet_subsys(&ft_net_ops);
 	/* Flow and device release callbacks run module code. */
 	rcu_barrier();
-	ft_table_cache_exit();
+	ft_flow_cache_exit();
 }
 
 module_init(ft_init);

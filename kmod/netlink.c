@@ -16,9 +16,6 @@
 
 static struct genl_family ft_genl_family;
 
-/* Cleared, with a grace period, before the family goes: see ft_genl_exit(). */
-static bool ft_events_on;
-
 /* Events reveal connections and their NAT mappings, as ctnetlink's do. */
 static const struct genl_multicast_group ft_mcgrps[] = {
 	{
@@ -730,19 +727,25 @@ err:
 	return -EMSGSIZE;
 }
 
-/* Tell listeners a flow came (@reason 0) or went; any context. */
-void ft_nl_flow_event(struct ft_net *fn, const struct ft_flow *flow,
-		      enum ft_stat reason)
+/*
+ * Tell listeners a flow came (reason 0) or went: the table's flow
+ * notifier, any context.
+ */
+static int ft_nl_flow_event(struct notifier_block *nb, unsigned long action,
+			    void *data)
 {
+	const struct ft_flow_event *ev = data;
+	const struct ft_flow *flow = ev->flow;
+	enum ft_stat reason = ev->reason;
+	struct ft_net *fn = ev->fn;
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!READ_ONCE(ft_events_on) ||
-	    !genl_has_listeners(&ft_genl_family, fn->net, 0))
-		return;
+	if (!genl_has_listeners(&ft_genl_family, fn->net, 0))
+		return NOTIFY_DONE;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!msg)
-		return;
+		return NOTIFY_DONE;
 	hdr = genlmsg_put(msg, 0, 0, &ft_genl_family, 0,
 			  reason ? FASTTRACK_CMD_FLOW_DEL :
 				   FASTTRACK_CMD_FLOW_NEW);
@@ -757,9 +760,10 @@ void ft_nl_flow_event(struct ft_net *fn, const struct ft_flow *flow,
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast_netns(&ft_genl_family, fn->net, msg, 0, 0,
 				GFP_ATOMIC);
-	return;
+	return NOTIFY_DONE;
 err:
 	nlmsg_free(msg);
+	return NOTIFY_DONE;
 }
 
 /* An address of FASTTRACK_A_MATCH: 4 or 16 bytes, one family for both. */
@@ -1056,23 +1060,29 @@ static struct genl_family ft_genl_family __ro_after_init = {
 #endif
 };
 
+static struct notifier_block ft_nl_flow_nb = {
+	.notifier_call = ft_nl_flow_event,
+};
+
 int ft_genl_init(void)
 {
 	int err;
 
 	err = genl_register_family(&ft_genl_family);
-	if (!err)
-		WRITE_ONCE(ft_events_on, true);
+	if (err)
+		return err;
+	err = ft_flow_notifier_register(&ft_nl_flow_nb);
+	if (err)
+		genl_unregister_family(&ft_genl_family);
 	return err;
 }
 
 /*
- * Events are sent under RCU from hooks and walks that outlive the family
- * at module exit; once the grace period is over, none uses its groups.
+ * Events are sent from hooks and walks that outlive the family at module
+ * exit; once the notifier is gone (a grace period), none uses its groups.
  */
 void ft_genl_exit(void)
 {
-	WRITE_ONCE(ft_events_on, false);
-	synchronize_rcu();
+	ft_flow_notifier_unregister(&ft_nl_flow_nb);
 	genl_unregister_family(&ft_genl_family);
 }

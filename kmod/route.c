@@ -55,63 +55,6 @@
 
 #include "fasttrack.h"
 
-/* Log @c for @fam, or a change that covers all if NULL. gen_lock held. */
-void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
-			 const struct ft_route_change *c)
-{
-	atomic_t *head = &fn->gen[ft_gen_route(fam)];
-	u32 seq = (u32)atomic_read(head) + 1;
-	struct ft_route_change *slot = &fn->rlog[fam][seq % FT_RLOG_SIZE];
-
-	lockdep_assert_held(&fn->gen_lock);
-	write_seqcount_begin(&fn->rlog_seq);
-	if (c) {
-		*slot = *c;
-	} else {
-		memset(slot, 0, sizeof(*slot));
-		slot->all = true;
-	}
-	if (slot->ruleset)
-		WRITE_ONCE(fn->rules_seq[fam], seq);
-	if (!slot->dst)
-		WRITE_ONCE(fn->cover_seq[fam], seq);
-	atomic_set(head, seq);
-	write_seqcount_end(&fn->rlog_seq);
-}
-
-/* Log a FIB entry change. Any context (IPv6 notifies under a spinlock). */
-void ft_route_log(struct ft_net *fn, enum ft_fam fam,
-		  const struct ft_route_change *c)
-{
-	unsigned long flags;
-
-	/* As in ft_gen_bump(). */
-	smp_mb();
-	spin_lock_irqsave(&fn->gen_lock, flags);
-	ft_route_log_append(fn, fam, c);
-	spin_unlock_irqrestore(&fn->gen_lock, flags);
-}
-
-/*
- * The dst generation of @fam moved to @gen: log it, once, so that each
- * flow of the family checks its dst at its next packet (ft_flow_fresh()).
- * The fast path, which saw it first; rare.
- */
-void ft_route_dst_gen_note(struct ft_net *fn, enum ft_fam fam, u32 gen)
-{
-	static const struct ft_route_change c = { .dst = true };
-	unsigned long flags;
-
-	spin_lock_irqsave(&fn->gen_lock, flags);
-	if (READ_ONCE(fn->dst_gen[fam]) != gen) {
-		ft_route_log_append(fn, fam, &c);
-		/* Pairs with smp_rmb() in ft_flow_fresh(). */
-		smp_wmb();
-		WRITE_ONCE(fn->dst_gen[fam], gen);
-	}
-	spin_unlock_irqrestore(&fn->gen_lock, flags);
-}
-
 /* @a: a __be32 or a struct in6_addr, by @fam. */
 static bool ft_change_covers(const struct ft_route_change *c,
 			     enum ft_fam fam, const void *a)
