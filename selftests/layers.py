@@ -43,9 +43,12 @@ LAYERS = {
         ["dev.c"],
         ["dev_rules.c"],
         ["dev_events.c"],
-        # The API, then the module.
+        # The API: policies, what commands share, the commands, the
+        # family's table of them; then the module.
         ["nl_policy.c"],
         ["netlink.c"],
+        ["nl_dev.c", "nl_stats.c", "nl_flow.c"],
+        ["nl_family.c"],
         ["main.c"],
     ],
 }
