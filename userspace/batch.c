@@ -27,10 +27,12 @@
 #include <net/if.h>
 #include <linux/fasttrack.h>
 
+#include "batch.h"
 #include "dev.h"
-#include "ftctl.h"
+#include "dispatch.h"
 #include "link.h"
 #include "print.h"
+#include "state.h"
 
 #define BATCH_MAX_ARGS	64
 

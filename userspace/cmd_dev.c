@@ -11,12 +11,16 @@
 #include <net/if.h>
 #include <linux/fasttrack.h>
 
+#include "batch.h"
+#include "commands.h"
 #include "dev.h"
-#include "ftctl.h"
+#include "dispatch.h"
 #include "json.h"
 #include "parse.h"
 #include "print.h"
 #include "rules.h"
+#include "session.h"
+#include "state.h"
 
 int ft_check_dev(struct ftctl *ft, const char *dev)
 {
@@ -662,10 +666,13 @@ int cmd_show(struct ftctl *ft, int argc, char **argv)
 	const char *dev;
 	int i, ret;
 
-	/* "show -r": live rates, a command of its own. */
+	/*
+	 * "show -r": live rates, the command "top", reached through the
+	 * table; ft->cmd stays "show", which its messages name.
+	 */
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-r") || !strcmp(argv[i], "--rate"))
-			return cmd_rates(ft, argc, argv);
+			return ft_find_command(ft, "top")->fn(ft, argc, argv);
 
 	ret = parse_show_args(ft, argc, argv, &dev, &dump, &show_rules);
 	if (ret)

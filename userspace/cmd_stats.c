@@ -19,9 +19,11 @@
 #include <string.h>
 #include <linux/fasttrack.h>
 
-#include "ftctl.h"
+#include "commands.h"
 #include "json.h"
 #include "print.h"
+#include "session.h"
+#include "state.h"
 #include "stats.h"
 
 struct stat_group {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "ftctl.h"
+#include "state.h"
 #include "parse.h"
 #include "stats.h"
 
@@ -28,6 +28,12 @@ struct ft_dev {
 	char ifname[IFNAMSIZ];
 	struct ft_devfam fam[FT_NFAMILIES];	/* as ft_families[] */
 };
+
+/*
+ * A device name from the command line: valid, and present in this network
+ * namespace. Returns FT_OK, or prints why not and returns FT_USAGE/FT_ERR.
+ */
+int ft_check_dev(struct ftctl *ft, const char *dev);
 
 struct dev_list {
 	struct ft_dev *devs;

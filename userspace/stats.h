@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <linux/fasttrack.h>
 
-#include "ftctl.h"
+#include "state.h"
 
 struct stat_desc {
 	uint16_t attr;		/* FASTTRACK_A_STAT_* */
