@@ -13,7 +13,7 @@
 #include <linux/fasttrack.h>
 
 #include "commands.h"
-#include "dev.h"
+#include "enabled.h"
 #include "json.h"
 #include "parse.h"
 #include "print.h"
