@@ -13,43 +13,21 @@
  * leave the lines before it applied; they are all idempotent, so running
  * the fixed file again is what to do.
  *
- * "disable all" in a batch does not disable at once: at the end of the
- * batch, it disables every family that no "enable" after it named. A
- * reload with an unchanged file so changes nothing, and the cached flows
- * of devices that stay enabled are kept. Only the enable lines and this
- * reconciliation know what an enable is (a device today); the rest of
- * the batch is the ordinary command table.
+ * Each line goes through the ordinary command table (dispatch.c). What
+ * "disable all" does in a batch is batch_state.c's.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <net/if.h>
-#include <linux/fasttrack.h>
 
-#include "dev.h"
-#include "ftctl.h"
-#include "link.h"
+#include "batch.h"
+#include "batch_state.h"
+#include "dispatch.h"
 #include "print.h"
+#include "state.h"
 
 #define BATCH_MAX_ARGS	64
-
-struct kept {
-	uint32_t ifindex;	/* 0: unknown */
-	char ifname[IFNAMSIZ];
-	uint32_t families;
-};
-
-struct ft_batch {
-	const char *name;	/* for messages: the file, or "<stdin>" */
-	unsigned int line;	/* the line being run */
-	bool replace;		/* "disable all" was run */
-	uint32_t replace_families;
-	unsigned int replace_line;
-	struct kept *kept;	/* enabled after the last "disable all" */
-	size_t n, cap;
-	bool lost;		/* one could not be kept: disable nothing */
-};
 
 struct line {
 	unsigned int number;
@@ -63,74 +41,6 @@ struct file {
 	char **bufs;		/* what the argv point into */
 	size_t nbufs;
 };
-
-bool ft_batch_disable_all(struct ftctl *ft, uint32_t families)
-{
-	struct ft_batch *b = ft->batch;
-
-	if (!b)
-		return false;
-	b->replace = true;
-	b->replace_families |= families;
-	b->replace_line = b->line;
-	b->n = 0;
-	b->lost = false;
-	return true;
-}
-
-void ft_batch_enabled(struct ftctl *ft, const char *dev, uint32_t families)
-{
-	struct ft_batch *b = ft->batch;
-	struct kept *k;
-
-	if (!b || !b->replace)
-		return;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-
-		k = realloc(b->kept, cap * sizeof(*k));
-		if (!k) {
-			b->lost = true;
-			return;
-		}
-		b->kept = k;
-		b->cap = cap;
-	}
-	k = &b->kept[b->n++];
-	if (ft_link_index(dev, &k->ifindex))
-		k->ifindex = 0;
-	snprintf(k->ifname, sizeof(k->ifname), "%s", dev);
-	k->families = families;
-}
-
-/* The families the batch enabled after its "disable all" on @d. */
-static uint32_t kept_families(const struct ft_dev *d, void *data)
-{
-	const struct ft_batch *b = data;
-	uint32_t fams = 0;
-	size_t i;
-
-	for (i = 0; i < b->n; i++) {
-		const struct kept *k = &b->kept[i];
-
-		/* By index, which a rename keeps, or by name. */
-		if ((k->ifindex && k->ifindex == d->ifindex) ||
-		    !strcmp(k->ifname, d->ifname))
-			fams |= k->families;
-	}
-	return fams;
-}
-
-/* The end of a batch with "disable all": disable what it did not keep. */
-static int reconcile(struct ftctl *ft, struct ft_batch *b)
-{
-	ft_where(b->name, b->replace_line);
-	if (b->lost) {
-		ft_err("out of memory: disabled nothing of what the batch did not enable");
-		return FT_ERR;
-	}
-	return ft_disable_all(ft, b->replace_families, kept_families, b);
-}
 
 static int add_line(struct file *f, unsigned int number, char *text)
 {
@@ -258,8 +168,8 @@ int ft_batch_run(struct ftctl *ft, const char *file)
 	ret = run_lines(ft, &f, true);
 	if (ret == FT_OK)
 		ret = run_lines(ft, &f, false);
-	if (ret == FT_OK && b.replace)
-		ret = reconcile(ft, &b);
+	if (ret == FT_OK)
+		ret = ft_batch_end(ft);
 	ft_where(NULL, 0);
 	ft->batch = NULL;
 	ft->check_only = false;

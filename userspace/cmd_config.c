@@ -12,11 +12,13 @@
 #include <string.h>
 #include <linux/fasttrack.h>
 
-#include "dev.h"
-#include "ftctl.h"
+#include "commands.h"
+#include "enabled.h"
 #include "json.h"
 #include "parse.h"
 #include "print.h"
+#include "session.h"
+#include "state.h"
 
 enum setting_kind {
 	SET_NUMBER,	/* decimal */
@@ -149,7 +151,7 @@ static void print_config(const struct ftctl *ft, const struct config *cfg)
  * takes back: the skip mark with its mask, so that "skip-mark 0x0/0x0"
  * restores a mask of 0.
  */
-int ft_save_settings(struct ftctl *ft)
+static int save_settings(struct ftctl *ft)
 {
 	struct config cfg = { 0 };
 	struct nlmsghdr *nlh;
@@ -188,7 +190,7 @@ int cmd_save(struct ftctl *ft, int argc, char **argv)
 		return ret;
 
 	printf("# fasttrack state, from \"ftctl save\"; apply with \"ftctl -b FILE\".\n");
-	ret = ft_save_settings(ft);
+	ret = save_settings(ft);
 	if (ret)
 		return ret;
 	/* What is not enabled below is disabled: the state is exactly this. */

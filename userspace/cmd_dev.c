@@ -8,28 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <net/if.h>
 #include <linux/fasttrack.h>
 
+#include "batch_state.h"
+#include "commands.h"
 #include "dev.h"
-#include "ftctl.h"
+#include "dispatch.h"
+#include "enabled.h"
 #include "json.h"
 #include "parse.h"
 #include "print.h"
 #include "rules.h"
-
-int ft_check_dev(struct ftctl *ft, const char *dev)
-{
-	switch (check_ifname(dev)) {
-	case -EINVAL:
-		return ft_usage(ft, "invalid device name '%s' (at most %d characters, no '/', ':' or spaces)",
-				dev, IFNAMSIZ - 1);
-	case -ENODEV:
-		ft_err("no such device: %s", dev);
-		return FT_ERR;
-	}
-	return FT_OK;
-}
+#include "session.h"
+#include "state.h"
+#include "stats.h"
 
 /* The family words after a device name; 0 when none is named. */
 static int parse_families(struct ftctl *ft, int argc, char **argv,
@@ -92,20 +84,6 @@ static int parse_dev_args(struct ftctl *ft, int argc, char **argv,
 	return ft_check_dev(ft, a->dev);
 }
 
-/* One enable or disable request for @dev. Returns 0 or -errno. */
-int ft_dev_request(struct ftctl *ft, uint8_t cmd, const char *dev,
-		   uint32_t families)
-{
-	struct nlmsghdr *nlh;
-
-	nlh = nl_msg(&ft->nl, cmd, 0);
-	mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, dev);
-	/* "disable DEV" sends none: the kernel then disables every family. */
-	if (families)
-		mnl_attr_put_u32(nlh, FASTTRACK_A_FAMILIES, families);
-	return nl_request(&ft->nl, nlh, NULL, NULL);
-}
-
 int cmd_enable(struct ftctl *ft, int argc, char **argv)
 {
 	struct dev_args a;
@@ -127,95 +105,6 @@ int cmd_enable(struct ftctl *ft, int argc, char **argv)
 		return ret;
 	ft_batch_enabled(ft, a.dev, a.families);
 	return FT_OK;
-}
-
-int ft_each_dev(struct ftctl *ft,
-		int (*fn)(struct ftctl *ft, const struct ft_dev *d, void *data),
-		void *data)
-{
-	struct dev_list list = { 0 };
-	size_t i;
-	int ret;
-
-	ret = ft_dev_list(ft, &list);
-	if (ret)
-		ret = ft_request_error(ft, ret, NULL, NULL);
-	for (i = 0; !ret && i < list.n; i++)
-		ret = fn(ft, &list.devs[i], data);
-	free(list.devs);
-	return ret;
-}
-
-struct disable_all {
-	uint32_t families;
-	uint32_t (*keep)(const struct ft_dev *d, void *data);
-	void *data;
-	struct rule_list rules;	/* those left: their devices stay */
-};
-
-/* The kernel said the device is not enabled (or is gone). */
-static bool not_enabled(const struct ftctl *ft, int err)
-{
-	return ft->nl.kernel_err && (err == -ENOENT || err == -ENODEV);
-}
-
-static int disable_one(struct ftctl *ft, const struct ft_dev *d, void *data)
-{
-	const struct disable_all *da = data;
-	uint32_t drop = ft_dev_families(d) & da->families;
-	int ret;
-
-	if (da->keep)
-		drop &= ~da->keep(d, da->data);
-	drop &= ~ft_rules_families(&da->rules, d->ifname);
-	if (!drop)
-		return FT_OK;
-	ret = ft_dev_request(ft, FASTTRACK_CMD_DEV_DISABLE, d->ifname, drop);
-	/* A device that went away meanwhile is disabled too. */
-	if (ret && !not_enabled(ft, ret))
-		return ft_request_error(ft, ret, d->ifname, NULL);
-	return FT_OK;
-}
-
-/* Remove @da->families from each rule but what @da->keep keeps of it. */
-static int disable_rules(struct ftctl *ft, struct disable_all *da)
-{
-	struct ft_dev as_dev = { 0 };
-	size_t i;
-	int ret;
-
-	ret = ft_rule_list(ft, &da->rules);
-	for (i = 0; !ret && i < da->rules.n; i++) {
-		struct ft_rule *r = &da->rules.rules[i];
-		uint32_t drop = r->families & da->families;
-
-		/* A rule is kept by the batch line that names it. */
-		snprintf(as_dev.ifname, sizeof(as_dev.ifname), "%s", r->pattern);
-		if (da->keep)
-			drop &= ~da->keep(&as_dev, da->data);
-		if (!drop)
-			continue;
-		ret = ft_dev_request(ft, FASTTRACK_CMD_RULE_DEL, r->pattern, drop);
-		if (ret && !not_enabled(ft, ret))
-			return ft_request_error(ft, ret, r->pattern, NULL);
-		r->families &= ~drop;
-		ret = 0;
-	}
-	return ret ? ft_request_error(ft, ret, NULL, NULL) : FT_OK;
-}
-
-int ft_disable_all(struct ftctl *ft, uint32_t families,
-		   uint32_t (*keep)(const struct ft_dev *d, void *data),
-		   void *data)
-{
-	struct disable_all da = { families, keep, data, { 0 } };
-	int ret;
-
-	ret = disable_rules(ft, &da);
-	if (!ret)
-		ret = ft_each_dev(ft, disable_one, &da);
-	free(da.rules.rules);
-	return ret;
 }
 
 int cmd_disable(struct ftctl *ft, int argc, char **argv)
@@ -243,189 +132,6 @@ int cmd_disable(struct ftctl *ft, int argc, char **argv)
 	}
 
 	return ft_rule_change(ft, false, a.dev, a.families, a.force);
-}
-
-static int devfam_attr_cb(const struct nlattr *attr, void *data)
-{
-	struct ft_devfam *f = data;
-
-	if (!nl_attr_known(attr, FASTTRACK_A_DEVFAM_MAX))
-		return MNL_CB_OK;
-
-	switch (mnl_attr_get_type(attr)) {
-	case FASTTRACK_A_DEVFAM_ENABLED:
-		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
-			return nl_bad_reply();
-		f->enabled = mnl_attr_get_u8(attr) != 0;
-		break;
-	case FASTTRACK_A_DEVFAM_PACKETS:
-		if (!nl_attr_is_uint(attr))
-			return nl_bad_reply();
-		f->packets = nl_attr_get_uint(attr);
-		break;
-	case FASTTRACK_A_DEVFAM_BYTES:
-		if (!nl_attr_is_uint(attr))
-			return nl_bad_reply();
-		f->bytes = nl_attr_get_uint(attr);
-		break;
-	case FASTTRACK_A_DEVFAM_PUNTED:
-		return ft_stats_parse(attr, &f->punted);
-	}
-	return MNL_CB_OK;
-}
-
-static int dev_attr_cb(const struct nlattr *attr, void *data)
-{
-	uint16_t type = mnl_attr_get_type(attr);
-	struct ft_dev *d = data;
-	unsigned int i;
-
-	if (!nl_attr_known(attr, FASTTRACK_A_MAX))
-		return MNL_CB_OK;
-
-	switch (type) {
-	case FASTTRACK_A_IFINDEX:
-		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-			return nl_bad_reply();
-		d->ifindex = mnl_attr_get_u32(attr);
-		return MNL_CB_OK;
-	case FASTTRACK_A_IFNAME:
-		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0 ||
-		    mnl_attr_get_payload_len(attr) > IFNAMSIZ)
-			return nl_bad_reply();
-		snprintf(d->ifname, sizeof(d->ifname), "%s",
-			 mnl_attr_get_str(attr));
-		return MNL_CB_OK;
-	}
-
-	for (i = 0; i < FT_NFAMILIES; i++) {
-		if (type != ft_families[i].dev_attr)
-			continue;
-		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-			return nl_bad_reply();
-		if (mnl_attr_parse_nested(attr, devfam_attr_cb, &d->fam[i]) < 0)
-			return MNL_CB_ERROR;
-	}
-	return MNL_CB_OK;
-}
-
-int dev_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct dev_list *list = data;
-	struct ft_dev *d;
-
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-
-		d = realloc(list->devs, cap * sizeof(*d));
-		if (!d) {
-			errno = ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		list->devs = d;
-		list->cap = cap;
-	}
-	d = &list->devs[list->n];
-	memset(d, 0, sizeof(*d));
-
-	if (nl_parse(nlh, dev_attr_cb, d) < 0)
-		return MNL_CB_ERROR;
-	if (!d->ifindex)
-		return nl_bad_reply();
-	if (!d->ifname[0] && !if_indextoname(d->ifindex, d->ifname))
-		snprintf(d->ifname, sizeof(d->ifname), "if%" PRIu32, d->ifindex);
-	list->n++;
-	return MNL_CB_OK;
-}
-
-void dev_list_reset(void *data)
-{
-	((struct dev_list *)data)->n = 0;
-}
-
-static int dev_cmp(const void *a, const void *b)
-{
-	const struct ft_dev *x = a, *y = b;
-
-	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
-}
-
-int ft_dev_list(struct ftctl *ft, struct dev_list *list)
-{
-	struct nlmsghdr *nlh;
-	int ret;
-
-	list->n = 0;
-	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_DEV_GET, 0);
-	ret = nl_dump(&ft->nl, nlh, dev_cb, dev_list_reset, list);
-	if (!ret)
-		qsort(list->devs, list->n, sizeof(*list->devs), dev_cmp);
-	return ret;
-}
-
-int ft_dev_get(struct ftctl *ft, const char *dev, struct dev_list *list)
-{
-	struct nlmsghdr *nlh;
-
-	list->n = 0;
-	nlh = nl_msg(&ft->nl, FASTTRACK_CMD_DEV_GET, 0);
-	mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, dev);
-	return nl_request(&ft->nl, nlh, dev_cb, list);
-}
-
-/* "enable NAME [FAMILY]", the form "ftctl -b" reads back. */
-static void save_line(const char *name, uint32_t fams)
-{
-	unsigned int f;
-
-	if (fams == __FASTTRACK_F_ALL) {
-		printf("enable %s\n", name);
-		return;
-	}
-	for (f = 0; f < FT_NFAMILIES; f++)
-		if (fams & ft_families[f].flag)
-			printf("enable %s %s\n", name, ft_families[f].name);
-}
-
-/* A device's families that no rule gives it: enabled by index. */
-static int save_enable(struct ftctl *ft, const struct ft_dev *d, void *data)
-{
-	uint32_t fams = ft_dev_families(d) & ~ft_rules_families(data, d->ifname);
-
-	(void)ft;
-	if (fams)
-		save_line(d->ifname, fams);
-	return FT_OK;
-}
-
-/* The rules, in their order, then what devices have beyond them. */
-int ft_save_enables(struct ftctl *ft)
-{
-	struct rule_list rules = { 0 };
-	size_t i;
-	int ret;
-
-	ret = ft_rule_list(ft, &rules);
-	if (ret) {
-		free(rules.rules);
-		return ft_request_error(ft, ret, NULL, NULL);
-	}
-	for (i = 0; i < rules.n; i++)
-		save_line(rules.rules[i].pattern, rules.rules[i].families);
-	ret = ft_each_dev(ft, save_enable, &rules);
-	free(rules.rules);
-	return ret;
-}
-
-uint32_t ft_dev_families(const struct ft_dev *d)
-{
-	uint32_t fams = 0;
-	unsigned int f;
-
-	for (f = 0; f < FT_NFAMILIES; f++)
-		if (d->fam[f].enabled)
-			fams |= ft_families[f].flag;
-	return fams;
 }
 
 /* "punted": {"no_entry": N, ...}, if the module counts them per device. */
@@ -662,10 +368,13 @@ int cmd_show(struct ftctl *ft, int argc, char **argv)
 	const char *dev;
 	int i, ret;
 
-	/* "show -r": live rates, a command of its own. */
+	/*
+	 * "show -r": live rates, the command "top", reached through the
+	 * table; ft->cmd stays "show", which its messages name.
+	 */
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-r") || !strcmp(argv[i], "--rate"))
-			return cmd_rates(ft, argc, argv);
+			return ft_find_command(ft, "top")->fn(ft, argc, argv);
 
 	ret = parse_show_args(ft, argc, argv, &dev, &dump, &show_rules);
 	if (ret)

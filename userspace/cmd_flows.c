@@ -15,11 +15,14 @@
 #include <sys/socket.h>
 #include <linux/fasttrack.h>
 
+#include "commands.h"
+#include "dev.h"
 #include "flow.h"
-#include "ftctl.h"
 #include "json.h"
 #include "parse.h"
 #include "print.h"
+#include "session.h"
+#include "state.h"
 
 /* An address of a filter, as the kernel sends it: 4 or 16 bytes. */
 struct filter_addr {

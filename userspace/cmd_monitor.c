@@ -18,10 +18,12 @@
 #include <linux/fasttrack.h>
 #include <linux/genetlink.h>
 
+#include "commands.h"
 #include "flow.h"
-#include "ftctl.h"
 #include "json.h"
 #include "print.h"
+#include "session.h"
+#include "state.h"
 
 /* Room for bursts: learning 10 000 flows at once sends 10 000 events. */
 #define MONITOR_RCVBUF	(4 << 20)

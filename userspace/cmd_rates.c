@@ -25,13 +25,15 @@
 #include <time.h>
 #include <linux/fasttrack.h>
 
+#include "commands.h"
 #include "dev.h"
-#include "ftctl.h"
 #include "json.h"
 #include "link.h"
 #include "parse.h"
 #include "print.h"
 #include "rates.h"
+#include "session.h"
+#include "state.h"
 #include "stats.h"
 
 #define RATES_MAX_DEVS	64

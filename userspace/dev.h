@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ftctl: the enabled devices and their per-family counters, as
- * FASTTRACK_CMD_DEV_GET reports them. Shared by show, save, the batch's
- * "disable all" and the live rates.
+ * ftctl: devices as the module knows them: a device name checked, enable
+ * and disable requests, and the enabled devices with their per-family
+ * counters, as FASTTRACK_CMD_DEV_GET reports them. Shared by show, save,
+ * "disable all", the rules and the live rates.
  */
 #ifndef FTCTL_DEV_H
 #define FTCTL_DEV_H
@@ -12,8 +13,8 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "ftctl.h"
 #include "parse.h"
+#include "state.h"
 #include "stats.h"
 
 struct ft_devfam {
@@ -28,6 +29,12 @@ struct ft_dev {
 	char ifname[IFNAMSIZ];
 	struct ft_devfam fam[FT_NFAMILIES];	/* as ft_families[] */
 };
+
+/*
+ * A device name from the command line: valid, and present in this network
+ * namespace. Returns FT_OK, or prints why not and returns FT_USAGE/FT_ERR.
+ */
+int ft_check_dev(struct ftctl *ft, const char *dev);
 
 struct dev_list {
 	struct ft_dev *devs;
@@ -45,7 +52,10 @@ int ft_dev_get(struct ftctl *ft, const char *dev, struct dev_list *list);
 /* The FASTTRACK_F_* bits enabled on @d. */
 uint32_t ft_dev_families(const struct ft_dev *d);
 
-/* FASTTRACK_CMD_DEV_ENABLE or _DISABLE of @dev; families 0: none sent. */
+/*
+ * FASTTRACK_CMD_DEV_ENABLE or _DISABLE of @dev (or RULE_ADD, _DEL of a
+ * name); families 0: none sent. Returns 0 or -errno.
+ */
 int ft_dev_request(struct ftctl *ft, uint8_t cmd, const char *dev,
 		   uint32_t families);
 
@@ -56,21 +66,5 @@ int ft_dev_request(struct ftctl *ft, uint8_t cmd, const char *dev,
 int ft_each_dev(struct ftctl *ft,
 		int (*fn)(struct ftctl *ft, const struct ft_dev *d, void *data),
 		void *data);
-
-/*
- * Disable @families of every enabled device, but for the families
- * @keep(d, @data) returns (@keep may be NULL). A device that went away
- * meanwhile counts as disabled. Returns FT_OK or FT_ERR (said).
- */
-int ft_disable_all(struct ftctl *ft, uint32_t families,
-		   uint32_t (*keep)(const struct ft_dev *d, void *data),
-		   void *data);
-
-/* The "enable" lines of "ftctl save". Returns FT_OK or FT_ERR. */
-int ft_save_enables(struct ftctl *ft);
-
-/* For DEV_GET replies: one device into a struct dev_list. */
-int dev_cb(const struct nlmsghdr *nlh, void *data);
-void dev_list_reset(void *data);
 
 #endif /* FTCTL_DEV_H */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ftctl.h"
+#include "state.h"
 #include "json.h"
 
 struct nlattr;

@@ -3,15 +3,12 @@
  * ftctl: control fasttrack, the software flow offload for Linux routers.
  *
  * main() parses the global options and runs one command from the table
- * below. Commands check their arguments before they open the netlink
- * socket, and print human output (aligned and coloured only on a
- * terminal) or, with -j, JSON.
+ * below (dispatch.c), or a batch of them (batch.c). Commands check their
+ * arguments before they open the netlink socket, and print human output
+ * (aligned and coloured only on a terminal) or, with -j, JSON.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -19,16 +16,19 @@
 #include <unistd.h>
 #include <linux/fasttrack.h>
 
-#include "ftctl.h"
+#include "batch.h"
+#include "commands.h"
+#include "dispatch.h"
 #include "json.h"
 #include "print.h"
+#include "session.h"
+#include "state.h"
+
+#ifndef FTCTL_VERSION
+#define FTCTL_VERSION "unknown"
+#endif
 
 static int cmd_help(struct ftctl *ft, int argc, char **argv);
-
-int cmd_top(struct ftctl *ft, int argc, char **argv)
-{
-	return cmd_rates(ft, argc, argv);
-}
 
 /*
  * What a refused command needs (see the uapi header): state changes need
@@ -74,7 +74,7 @@ static const struct ft_cmd commands[] = {
 	  "\n"
 	  "show -r [SECONDS] [-c COUNT] [DEV...]: live rates, see \"ftctl top\".\n",
 	  NULL, false },
-	{ "top", cmd_top, "[SECONDS] [-c COUNT] [DEV...]",
+	{ "top", cmd_rates, "[SECONDS] [-c COUNT] [DEV...]",
 	  "live rates per device and family (show -r)",
 	  "Every SECONDS (default 1, fractions allowed): per enabled device\n"
 	  "(or each DEV) and family, the packets and bits per second the fast\n"
@@ -148,16 +148,6 @@ static const struct ft_cmd commands[] = {
 
 #define NCOMMANDS MNL_ARRAY_SIZE(commands)
 
-static const struct ft_cmd *find_command(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
-
 static void usage(FILE *f)
 {
 	unsigned int i;
@@ -191,15 +181,6 @@ static void usage(FILE *f)
 		"See ftctl(8).\n");
 }
 
-static void command_usage(const struct ft_cmd *cmd)
-{
-	printf("Usage: ftctl %s%s%s\n\n%c%s.\n", cmd->name,
-	       *cmd->args ? " " : "", cmd->args,
-	       toupper((unsigned char)cmd->help[0]), cmd->help + 1);
-	if (cmd->detail)
-		printf("\n%s", cmd->detail);
-}
-
 static int cmd_help(struct ftctl *ft, int argc, char **argv)
 {
 	const struct ft_cmd *cmd;
@@ -210,177 +191,14 @@ static int cmd_help(struct ftctl *ft, int argc, char **argv)
 		usage(stdout);
 		return FT_OK;
 	}
-	cmd = find_command(argv[1]);
+	cmd = ft_find_command(ft, argv[1]);
 	if (!cmd) {
 		ft_err("unknown command '%s'", argv[1]);
 		fprintf(stderr, "Try 'ftctl --help'.\n");
 		return FT_USAGE;
 	}
-	command_usage(cmd);
+	ft_command_usage(cmd);
 	return FT_OK;
-}
-
-int ft_usage(struct ftctl *ft, const char *fmt, ...)
-{
-	va_list ap;
-
-	ft_prefix();
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'ftctl %s --help'.\n", ft->cmd->name);
-	return FT_USAGE;
-}
-
-int ft_connect(struct ftctl *ft)
-{
-	int ret;
-
-	if (ft->check_only)
-		return FT_CHECKED;
-	if (ft->connected)
-		return FT_OK;
-
-	ret = nl_open(&ft->nl, FASTTRACK_GENL_NAME, FASTTRACK_GENL_VERSION);
-	if (ret == -ENOENT) {
-		ft_err("the fasttrack module is not loaded (try: modprobe fasttrack)");
-		return FT_ERR;
-	}
-	if (ret) {
-		ft_err("cannot open a generic netlink socket: %s",
-		       strerror(-ret));
-		return FT_ERR;
-	}
-	ft->connected = true;
-	return FT_OK;
-}
-
-/* Errors that did not come from the kernel: the socket, or a bad reply. */
-static int local_error(struct ftctl *ft, int err)
-{
-	switch (err) {
-	case EBADMSG:
-		ft_err("%s: malformed reply from the fasttrack module", ft->cmd->name);
-		break;
-	case EINTR:
-		ft_err("%s: the list kept changing while it was read; try again",
-		       ft->cmd->name);
-		break;
-	case ENOMEM:
-		ft_err("out of memory");
-		break;
-	default:
-		ft_err("%s: netlink: %s", ft->cmd->name, strerror(err));
-		break;
-	}
-	return FT_ERR;
-}
-
-int ft_not_permitted(const struct ftctl *ft)
-{
-	if (ft->cmd->needs)
-		ft_err("not permitted: %s", ft->cmd->needs);
-	else
-		ft_err("%s: not permitted", ft->cmd->name);
-	return FT_ERR;
-}
-
-int ft_request_error(struct ftctl *ft, int err, const char *dev,
-		     const char *subject)
-{
-	const char *msg = ft->nl.ext_msg;
-	size_t plen = strlen(FASTTRACK_GENL_NAME ": ");
-
-	/* NL_SET_ERR_MSG_MOD() prefixes the module's name: we say it once. */
-	if (!strncmp(msg, FASTTRACK_GENL_NAME ": ", plen))
-		msg += plen;
-	if (err < 0)
-		err = -err;
-	if (!ft->nl.kernel_err)
-		return local_error(ft, err);
-
-	/* These have one meaning whatever the kernel adds. */
-	switch (err) {
-	case EPERM:
-	case EACCES:
-		/* A command open to any user was refused: say so below. */
-		if (!ft->cmd->needs)
-			break;
-		return ft_not_permitted(ft);
-	case ENODEV:
-		if (!dev)
-			break;
-		ft_err("no such device: %s", dev);
-		return FT_ERR;
-	}
-
-	/* The kernel's own words, prefixed with what the request named. */
-	if (!subject)
-		subject = dev;
-	if (*msg) {
-		char range[64] = "";
-
-		if (ft->nl.has_ext_range)
-			snprintf(range, sizeof(range),
-				 " (allowed: %" PRIu64 "-%" PRIu64 ")",
-				 ft->nl.ext_min, ft->nl.ext_max);
-		if (subject)
-			ft_err("%s: %s%s", subject, msg, range);
-		else
-			ft_err("%s%s", msg, range);
-		return FT_ERR;
-	}
-
-	/* No extack: say what the documented error codes mean. */
-	switch (err) {
-	case ENOENT:
-		if (!dev)
-			break;
-		ft_err("fasttrack is not enabled on %s", dev);
-		return FT_ERR;
-	case EOPNOTSUPP:
-		if (dev)
-			ft_err("%s is a kind of device fasttrack cannot offload",
-			       dev);
-		else
-			ft_err("%s: the loaded fasttrack module does not support this command (is it older than ftctl?)",
-			       ft->cmd->name);
-		return FT_ERR;
-	case ERANGE:
-		ft_err("%s: value out of range (max-flows 1-%u, tcp-timeout and udp-timeout 1-%u seconds)",
-		       subject ? subject : ft->cmd->name,
-		       FASTTRACK_MAX_FLOWS_LIMIT, FASTTRACK_TIMEOUT_LIMIT);
-		return FT_ERR;
-	}
-
-	if (subject)
-		ft_err("%s %s: %s", ft->cmd->name, subject, strerror(err));
-	else
-		ft_err("%s: %s", ft->cmd->name, strerror(err));
-	return FT_ERR;
-}
-
-/*
- * "ftctl COMMAND --help" anywhere in the arguments prints the command's
- * help. A global option after the command is a mistake worth naming.
- */
-static int check_command_args(struct ftctl *ft, int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			command_usage(ft->cmd);
-			return FT_OK;
-		}
-	}
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json") ||
-		    !strcmp(argv[i], "-V") || !strcmp(argv[i], "--version"))
-			return ft_usage(ft, "option '%s' goes before the command: ftctl %s %s ...",
-					argv[i], argv[i], ft->cmd->name);
-	}
-	return -1;
 }
 
 /* The loaded module's version, from sysfs; "" when it is not loaded. */
@@ -429,29 +247,6 @@ static int print_version(const struct ftctl *ft)
 	return FT_OK;
 }
 
-int ft_run(struct ftctl *ft, int argc, char **argv)
-{
-	int ret;
-
-	ft->cmd = find_command(argv[0]);
-	if (!ft->cmd) {
-		ft_err("unknown command '%s'", argv[0]);
-		if (ft->batch)
-			fprintf(stderr, "A batch line is a command and its arguments; options go on ftctl's command line.\n");
-		else
-			fprintf(stderr, "Try 'ftctl --help'.\n");
-		return FT_USAGE;
-	}
-	if (ft->batch && ft->cmd->no_batch) {
-		ft_err("'%s' is not a command for a batch", argv[0]);
-		return FT_USAGE;
-	}
-	ret = check_command_args(ft, argc, argv);
-	if (ret < 0)
-		ret = ft->cmd->fn(ft, argc, argv);
-	return ret;
-}
-
 static bool want_color(void)
 {
 	const char *term = getenv("TERM");
@@ -472,7 +267,7 @@ int main(int argc, char **argv)
 		{ "batch",	required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ftctl ft = { 0 };
+	struct ftctl ft = { .cmds = commands, .ncmds = NCOMMANDS };
 	const char *batch = NULL;
 	bool version = false;
 	int opt, ret;

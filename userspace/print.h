@@ -5,7 +5,7 @@
 #ifndef FTCTL_PRINT_H
 #define FTCTL_PRINT_H
 
-#include "ftctl.h"
+#include "state.h"
 
 /*
  * In a batch (-b), messages name the file and line of the command:

@@ -16,6 +16,8 @@
 #include "parse.h"
 #include "print.h"
 #include "rules.h"
+#include "session.h"
+#include "state.h"
 
 bool ft_is_pattern(const char *name)
 {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "ftctl.h"
+#include "state.h"
 
 struct ft_rule {
 	char pattern[IFNAMSIZ];
