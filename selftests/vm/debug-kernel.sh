@@ -21,6 +21,8 @@
 #   /work/shared/kernels/debug-6.1 (for a clone elsewhere, as CI's).
 #   Unpacked into $CACHE/debug-kernel/{root,kbuild} in seconds.
 #   FT_DEBUG_KERNEL_DIR=none never takes one.
+#   OOT_MODULES (below), which debug.config leaves out, are then built
+#   against kbuild from the same source, out of tree.
 # - built: the source from /usr/src/linux-source-6.1.tar.xz (the
 #   linux-source-6.1 package; FT_DEBUG_KSRC=DIR|TARBALL takes another) is
 #   unpacked into $CACHE/debug-kernel/linux, configured as `make allnoconfig`
@@ -28,7 +30,8 @@
 #   (FT_JOBS, default nproc). The tree stays: out-of-tree modules build
 #   against it (make -C $CACHE/debug-kernel/linux M=...). Editing
 #   debug.config rebuilds incrementally. Its packages (compiler tools,
-#   linux-source-6.1) come through deps.sh.
+#   linux-source-6.1) come through deps.sh. OOT_MODULES that the config
+#   lacks are built against the tree too.
 # Either is registered as the kernel word "debug"
 # ($CACHE/kernels/debug/env), so the usual harness (check.sh --kernels
 # debug) builds fasttrack.ko against it, packs the initramfs and boots it.
@@ -51,18 +54,33 @@ KSRC=${FT_DEBUG_KSRC:-/usr/src/linux-source-6.1.tar.xz}
 KBUILD=$DK/kbuild
 # What building the kernel needs besides the harness's own packages.
 BUILD_DEPS="flex bison libelf-dev libssl-dev bc"
+# Modules the tests need beyond debug.config, as CONFIG symbol:source file.
+# Where the kernel's config has the symbol neither =y nor =m, oot_modules()
+# builds them out of tree from the same source against the kernel's kbuild
+# tree, so that the prebuilt kernel serves without a rebuild. Everything
+# they call is exported by the built-in netfilter core, or modpost fails.
+# nfnetlink_queue, nft_queue: fastpath_nfqueue (NFQUEUE verdicts reinject
+# from process context); the test loads them.
+OOT_MODULES="NETFILTER_NETLINK_QUEUE:net/netfilter/nfnetlink_queue.c NFT_QUEUE:net/netfilter/nft_queue.c"
+
+# oot_key: what the out-of-tree modules depend on besides the kernel.
+oot_key() {
+	echo "$OOT_MODULES $KSRC $(stat -c %s "$KSRC" 2>/dev/null || echo 0)" |
+		sha256sum | cut -d' ' -f1
+}
 
 # cache_key: what the kernel built here depends on.
 cache_key() {
 	{
 		sha256sum <"$FRAGMENT"
 		echo "$KSRC $(stat -c %s "$KSRC" 2>/dev/null || echo 0)"
+		oot_key
 	} | sha256sum | cut -d' ' -f1
 }
 
 # prebuilt_key DIR: what a kernel unpacked from DIR depends on.
 prebuilt_key() {
-	echo "prebuilt $(sha256sum <"$1/SHA256SUMS" | cut -d' ' -f1)"
+	echo "prebuilt $(sha256sum <"$1/SHA256SUMS" | cut -d' ' -f1) $(oot_key)"
 }
 
 # fragment_sum: the sha256 of debug.config, as a prebuilt README names it.
@@ -134,17 +152,69 @@ use_prebuilt() {
 	[ -d "$ROOT/lib/modules/$kver" ] || die "no lib/modules/$kver in $dir/modules.tar.xz"
 	[ -f "$KBUILD/Makefile" ] || die "no kernel Makefile in $dir/kbuild.tar.xz"
 	[ -f "$ROOT/lib/modules/$kver/modules.dep" ] || depmod -b "$ROOT" "$kver"
+	oot_modules "$kver" "$KBUILD"
 	register "$kver" "$ROOT/boot/vmlinuz-$kver" "$KBUILD"
 	prebuilt_key "$dir" >"$DK/stamp"
 	log "debug kernel $kver: prebuilt, from $dir"
 }
 
-unpack() {
-	local tmp=$DK/unpack.tmp top
+# need_ksrc: the kernel source, installed if it is the package's.
+need_ksrc() {
 	if [ ! -e "$KSRC" ] && [ -z "${FT_DEBUG_KSRC:-}" ]; then
 		bash "$VM_DIR/deps.sh" linux-source-6.1 || die "cannot install linux-source-6.1"
 	fi
 	[ -e "$KSRC" ] || die "no kernel source at $KSRC"
+}
+
+# oot_modules KVER KDIR: build the OOT_MODULES that KDIR's .config lacks,
+# from $SRC when the kernel was built there, else from $KSRC, against KDIR
+# in $DK/oot; install them where an in-tree build would
+# ($ROOT/lib/modules/KVER/kernel/...), so that the initramfs takes them
+# (initramfs.sh's MODULE_DIRS) and the guest's modprobe finds them.
+oot_modules() {
+	local kver=$1 kdir=$2 dir=$DK/oot m sym path names='' paths=() tmp
+	for m in $OOT_MODULES; do
+		sym=${m%%:*} path=${m#*:}
+		grep -Eq "^CONFIG_$sym=[ym]" "$kdir/.config" && continue
+		paths+=("$path")
+		names+=" $(basename "$path" .c)"
+	done
+	[ ${#paths[@]} -gt 0 ] || return 0
+	log "building out of tree, against $kdir:$names"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	if [ "$kdir" = "$SRC" ]; then
+		for path in "${paths[@]}"; do cp "$SRC/$path" "$dir/"; done
+	else
+		need_ksrc
+		if [ -d "$KSRC" ]; then
+			for path in "${paths[@]}"; do cp "$KSRC/$path" "$dir/"; done
+		else
+			tmp=$dir/src
+			mkdir "$tmp"
+			tar -C "$tmp" -xf "$KSRC" --wildcards "${paths[@]/#/*/}"
+			for path in "${paths[@]}"; do
+				find "$tmp" -path "*/$path" -exec cp {} "$dir/" \;
+			done
+			rm -rf "$tmp"
+		fi
+	fi
+	echo "obj-m :=$(for m in $names; do printf ' %s.o' "$m"; done)" >"$dir/Kbuild"
+	if ! make -C "$kdir" M="$dir" modules >"$dir/build.log" 2>&1; then
+		tail -n 30 "$dir/build.log" >&2
+		die "out-of-tree modules failed to build (log: $dir/build.log)"
+	fi
+	for path in "${paths[@]}"; do
+		m=$(basename "$path" .c)
+		mkdir -p "$ROOT/lib/modules/$kver/kernel/$(dirname "$path")"
+		cp "$dir/$m.ko" "$ROOT/lib/modules/$kver/kernel/$(dirname "$path")/"
+	done
+	depmod -b "$ROOT" "$kver"
+}
+
+unpack() {
+	local tmp=$DK/unpack.tmp top
+	need_ksrc
 	rm -rf "$tmp" "$SRC"
 	mkdir -p "$tmp"
 	if [ -d "$KSRC" ]; then
@@ -213,6 +283,7 @@ build() {
 	cp "$SRC/arch/x86/boot/bzImage" "$ROOT/boot/vmlinuz-$kver"
 	cp "$SRC/.config" "$ROOT/boot/config-$kver"
 	[ -f "$ROOT/lib/modules/$kver/modules.dep" ] || depmod -b "$ROOT" "$kver"
+	oot_modules "$kver" "$SRC"
 	register "$kver" "$ROOT/boot/vmlinuz-$kver" "$SRC"
 	echo "$((SECONDS - start))" >"$DK/build-seconds"
 	cache_key >"$DK/stamp"
