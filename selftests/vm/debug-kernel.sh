@@ -60,8 +60,10 @@ BUILD_DEPS="flex bison libelf-dev libssl-dev bc"
 # tree, so that the prebuilt kernel serves without a rebuild. Everything
 # they call is exported by the built-in netfilter core, or modpost fails.
 # nfnetlink_queue, nft_queue: fastpath_nfqueue (NFQUEUE verdicts reinject
-# from process context); the test loads them.
-OOT_MODULES="NETFILTER_NETLINK_QUEUE:net/netfilter/nfnetlink_queue.c NFT_QUEUE:net/netfilter/nft_queue.c"
+# from process context); the test loads them. sch_prio: fastpath_tos's
+# qdisc, which tc loads.
+OOT_MODULES="NETFILTER_NETLINK_QUEUE:net/netfilter/nfnetlink_queue.c NFT_QUEUE:net/netfilter/nft_queue.c
+	NET_SCH_PRIO:net/sched/sch_prio.c"
 
 # oot_key: what the out-of-tree modules depend on besides the kernel.
 oot_key() {
