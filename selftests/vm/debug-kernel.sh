@@ -6,8 +6,14 @@
 #
 # usage: debug-kernel.sh build               build (or reuse) the kernel
 #        debug-kernel.sh check [--test a,b]  build if needed, then run the suite
+#                              [--shard a,b]... [--smp-shard a,b]...
+#                                            or these tests, a guest per shard
+#                                            (--smp-shard: two vCPUs only)
 #        debug-kernel.sh check --if-cached   the same, but skip (exit 0) when
-#                                            it would have to build (for CI)
+#                                            it would have to build
+#        debug-kernel.sh check --no-build    the same, but fail when it would
+#                                            have to build (CI: debug-ci.sh)
+#        debug-kernel.sh check --no-skip     a skipped test fails the run
 #        debug-kernel.sh pack DIR            a kernel built here, as a prebuilt
 #                                            directory (below) in DIR
 #
@@ -292,38 +298,59 @@ build() {
 	log "debug kernel $kver: built here in $((SECONDS - start)) s"
 }
 
-# run_shards TESTS: the tests split over FT_SHARDS guests (default: the
-# host's CPUs) that run at once, each a check.sh of its own with its own
-# kmemleak scan at the end; one summary line for all. A guest of this
-# kernel keeps one CPU busy for an hour or more: one per CPU halves the
-# wall time on a 2-CPU host without slowing the tests' streams.
-run_shards() {
-	local n=${FT_SHARDS:-$(nproc)} i=0 t dir rc=0 p f passed=0 failed=0
+# deal TESTS: the tests (comma-separated) dealt round-robin to FT_SHARDS
+# guests (default: the host's CPUs), one guest's list a line. A guest of
+# this kernel keeps one CPU busy for an hour or more: one per CPU halves
+# the wall time on a 2-CPU host without slowing the tests' streams.
+deal() {
+	local n=${FT_SHARDS:-$(nproc)} i=0 t
 	local -a part
-	[ "$n" -ge 1 ] 2>/dev/null || die "FT_SHARDS must be a number of guests, 1 or more"
 	for t in $(tr ',' ' ' <<<"$1"); do
 		part[i % n]+="$t,"
 		i=$((i + 1))
 	done
-	dir=$(mktemp -d)
 	for i in "${!part[@]}"; do
+		echo "${part[i]%,}"
+	done
+}
+
+# run_shards SHARD...: a guest per SHARD, all at once, each a check.sh of
+# its own with its own kmemleak scan at the end; one summary line for
+# all. A SHARD is a list of tests (one vCPU, then the 2-vCPU boot for
+# check.sh's SMP_TESTS among them), or "smp:" and a list (two vCPUs only).
+# With NO_SKIP, a skipped test fails the run: CI's list holds only tests
+# that run on this kernel.
+run_shards() {
+	local -a shards=("$@") opt
+	local i t dir rc=0 p f s passed=0 failed=0 skipped=0
+	dir=$(mktemp -d)
+	for i in "${!shards[@]}"; do
+		t=${shards[i]} opt=()
+		if [[ $t == smp:* ]]; then
+			t=${t#smp:} opt=(--smp-only)
+		fi
 		sleep 1 # check.sh names its kept logs by the second
-		log "shard $((i + 1)) of ${#part[@]}: ${part[i]%,}"
-		bash "$VM_DIR/check.sh" --kernels debug --test "${part[i]%,}" |
+		log "shard $((i + 1)) of ${#shards[@]}${opt[*]:+, two vCPUs}: $t"
+		bash "$VM_DIR/check.sh" --kernels debug --test "$t" "${opt[@]}" |
 			tee "$dir/$i.out" &
 	done
-	for i in "${!part[@]}"; do
+	for i in "${!shards[@]}"; do
 		wait -n || rc=1
 	done
-	for i in "${!part[@]}"; do
-		p=0 f=1 # a shard that printed no summary failed
-		if [[ $(tail -n 1 "$dir/$i.out") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-			p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+	for i in "${!shards[@]}"; do
+		p=0 f=1 s=0 # a shard that printed no summary failed
+		if [[ $(tail -n 1 "$dir/$i.out") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
+			p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
 		fi
-		passed=$((passed + p)) failed=$((failed + f))
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	done
+	echo "debug kernel, all shards: $passed passed, $failed failed, $skipped skipped"
+	if [ -n "${NO_SKIP:-}" ] && [ "$skipped" -gt 0 ]; then
+		grep -h '^\[debug[a-z-]*\]  skip ' "$dir"/*.out || true
+		echo "a skipped test fails this run: it is listed to run on the debug kernel"
+		rc=1
+	fi
 	rm -rf "$dir"
-	echo "debug kernel, all shards: $passed passed, $failed failed"
 	return "$rc"
 }
 
@@ -375,6 +402,9 @@ pack() {
 	log "packed debug kernel $kver into $dir"
 }
 
+# The main part is one block, read before it runs: editing this file
+# during a (long) run cannot derail that run.
+{
 cmd=${1:-check}
 [ $# -eq 0 ] || shift
 case $cmd in
@@ -385,18 +415,27 @@ pack)
 	pack "${1:-}"
 	;;
 check)
-	tests='' if_cached=''
+	tests='' if_cached='' no_build='' shards=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--test) tests=$2; shift ;;
+		--shard) shards+=("$2"); shift ;;
+		--smp-shard) shards+=("smp:$2"); shift ;;
 		--if-cached) if_cached=1 ;;
-		*) die "usage: debug-kernel.sh check [--test a,b] [--if-cached]" ;;
+		--no-build) no_build=1 ;;
+		--no-skip) NO_SKIP=1 ;;
+		*) die "usage: debug-kernel.sh check [--test a,b] [--shard a,b]... [--smp-shard a,b]... [--if-cached | --no-build] [--no-skip]" ;;
 		esac
 		shift
 	done
-	# Skip only what would mean the long build: a prebuilt kernel is
-	# unpacked in seconds.
-	if [ -n "$if_cached" ] && ! cached && [ -z "$(prebuilt_dir)" ]; then
+	# Skip, or fail, only what would mean the long build: a prebuilt
+	# kernel is unpacked in seconds.
+	if [ -n "$if_cached$no_build" ] && ! cached && [ -z "$(prebuilt_dir)" ]; then
+		if [ -n "$no_build" ]; then
+			die "no debug kernel for this debug.config ($(fragment_sum)) without building it" \
+				"(25 minutes or more): a changed debug.config needs a new prebuilt kernel," \
+				"'FT_DEBUG_KERNEL_DIR=none $0 build', then '$0 pack DIR' (README-debug.md)"
+		fi
 		log "SKIP: no cached debug kernel in $DK and no prebuilt one (run 'make check-debug' once to build it)"
 		exit 0
 	fi
@@ -408,9 +447,16 @@ check)
 	# own timeouts are multiplied by FT_SLOWDOWN (selftests/lib.sh).
 	export FT_MEM=${FT_MEM:-3072} FT_TIMEOUT=${FT_TIMEOUT:-5400}
 	export FT_APPEND=${FT_APPEND:-KSFT_TIMEOUT=900 FT_SLOWDOWN=${FT_SLOWDOWN:-4}}
-	run_shards "${tests:-$(sh "$REPO/selftests/run_tests.sh" --list)}"
+	if [ -n "$tests" ] || [ ${#shards[@]} -eq 0 ]; then
+		[ "${FT_SHARDS:-1}" -ge 1 ] 2>/dev/null || die "FT_SHARDS must be a number of guests, 1 or more"
+		mapfile -t -O ${#shards[@]} shards < <(deal "${tests:-$(sh "$REPO/selftests/run_tests.sh" --list)}")
+	fi
+	[ ${#shards[@]} -gt 0 ] || die "no test to run"
+	run_shards "${shards[@]}"
 	;;
 *)
-	die "usage: debug-kernel.sh build | check [--test a,b] [--if-cached] | pack DIR"
+	die "usage: debug-kernel.sh build | check [--test a,b] [--shard a,b]... [--smp-shard a,b]... [--if-cached | --no-build] [--no-skip] | pack DIR"
 	;;
 esac
+exit
+}
