@@ -331,7 +331,10 @@ run_shards() {
 		fi
 		sleep 1 # check.sh names its kept logs by the second
 		log "shard $((i + 1)) of ${#shards[@]}${opt[*]:+, two vCPUs}: $t"
-		bash "$VM_DIR/check.sh" --kernels debug --test "$t" "${opt[@]}" |
+		# A work dir each: check.sh builds, boots and judges in its
+		# FT_OUT, under the same names for every shard, and removes it.
+		FT_OUT=${FT_OUT:+$FT_OUT/shard-$i} \
+			bash "$VM_DIR/check.sh" --kernels debug --test "$t" "${opt[@]}" |
 			tee "$dir/$i.out" &
 	done
 	for i in "${!shards[@]}"; do
