@@ -45,11 +45,16 @@ CI_NAMED="fastpath_table_resize fastpath_dev_events ftctl_rules
 #   ftctl_rules_disable (kprobe events), fastpath_bond (bonding),
 #   fastpath_encap (MPLS, lwtunnel), fastpath_xfrm (XFRM, ESP),
 #   fastpath_hw_forwarded (switchdev).
+# - fastpath_learn_window skipped here: the learn it holds ran on CPU 1,
+#   not on CPU 0, where RPS steers the client's receive work on Debian's
+#   kernels (make check runs it on two vCPUs).
 CI_EXCLUDE="fastpath_route_revalidate ftctl_rules_disable fastpath_bond
-	fastpath_encap fastpath_xfrm fastpath_hw_forwarded"
-# Seconds of tests a guest gets in a slot: with the boot, the kmemleak
-# scan and building the module, a slot took at most N min (README-debug.md).
-CI_GUEST_SECONDS=${FT_DEBUG_CI_SECONDS:-400}
+	fastpath_encap fastpath_xfrm fastpath_hw_forwarded fastpath_learn_window"
+# Seconds of tests a guest gets in a slot, unless one test alone takes
+# more: with 400, a slot of two 2-vCPU guests took 15 min on a host that
+# ran other guests too (README-debug.md), more than CI's margin after
+# make check.
+CI_GUEST_SECONDS=${FT_DEBUG_CI_SECONDS:-300}
 # What each test took on this kernel (one vCPU; the SMP_TESTS: two), in a
 # guest beside another on a 2-CPU host, FT_SLOWDOWN=4. A test not here
 # counts CI_DEFAULT_SECONDS.
