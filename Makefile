@@ -45,7 +45,8 @@ help:
 	@echo "make check-full      every selftest on every kernel"
 	@echo "make check-arm       the smoke set on arm64 and armhf guests (ARM_KERNELS=\"$(ARM_KERNELS)\" T=name)"
 	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
-	@echo "make check-debug     the selftests on a KASAN/kmemleak/lockdep kernel (built once, long)"
+	@echo "make check-debug     the selftests on a KASAN/kmemleak/lockdep kernel (prebuilt, or built once)"
+	@echo "make check-debug-ci  this commit's share of its lifetime tests (CI; DEBUG_CI_PLAN=1 prints it)"
 	@echo "make soak            10 minutes of mixed traffic and toggles (SOAK_SECONDS=)"
 	@echo "make demo            see it work: throughput with fasttrack off and on, in a guest"
 	@echo "make bench           the performance record: bench/results.{json,md,png}"
@@ -109,14 +110,21 @@ check-arm:
 	SMP=$(or $(SMP),0) bash selftests/vm/check.sh --kernels "$(ARM_KERNELS)" $(if $(T),--test "$(T)",--matrix)
 
 # The whole suite on a debug kernel (KASAN, kmemleak, lockdep, UBSAN...),
-# built once from linux-source-6.1 and cached; see selftests/vm/README-debug.md.
-# check-debug-cached (CI) skips when the kernel is not cached yet.
-.PHONY: check-debug check-debug-cached soak
+# prebuilt or built once from linux-source-6.1 and cached; see
+# selftests/vm/README-debug.md. check-debug-cached skips when the kernel
+# would have to be built. check-debug-ci (CI) runs this commit's share of
+# the lifetime and concurrency tests on it, and fails when the kernel would
+# have to be built (selftests/vm/debug-ci.sh; DEBUG_CI_PLAN=1 only prints
+# the rotation).
+.PHONY: check-debug check-debug-cached check-debug-ci soak
 check-debug:
 	bash selftests/vm/debug-kernel.sh check $(if $(T),--test "$(T)")
 
 check-debug-cached:
 	bash selftests/vm/debug-kernel.sh check --if-cached $(if $(T),--test "$(T)")
+
+check-debug-ci:
+	bash selftests/vm/debug-ci.sh $(if $(filter 1,$(DEBUG_CI_PLAN)),--plan)
 
 # Mixed traffic with random toggles for SOAK_SECONDS (default 600), on 6.1
 # unless KERNELS is given; then memory must be back to its baseline.

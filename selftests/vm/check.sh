@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: run the selftests in a qemu guest per kernel and report.
 #
-# usage: check.sh [--kernels "6.1 6.12"] [--test NAME[,NAME]] [--matrix] [--shell]
+# usage: check.sh [--kernels "6.1 6.12"] [--test NAME[,NAME]] [--matrix] [--smp-only] [--shell]
 #
 # --matrix (make check with neither KERNELS nor T, as CI runs it): each
 # kernel runs the core tests and one of four shards of the others, so
@@ -28,6 +28,9 @@
 # CPU; fastpath_close_race, a reset on one CPU while the other learns,
 # and fastpath_learn_window, a learn held up while the other forwards,
 # which need two and so run only there); SMP=0 leaves it out.
+# --smp-only boots only with two vCPUs, for all the selected tests (the
+# debug kernel in CI, debug-ci.sh: a race test's one-CPU run adds nothing
+# there but minutes).
 # Environment: SMP=0 (see above); FT_KEEP_LOGS=1 keeps the logs of a
 # kernel that passed too;
 # FT_TIMEOUT is the limit in seconds for one boot (default 3600, times
@@ -40,14 +43,15 @@ set -eu -o pipefail
 # during a (long) run cannot derail that run.
 {
 
-kernels="6.1 6.12" tests='' shell='' matrix=''
+kernels="6.1 6.12" tests='' shell='' matrix='' smp_only=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernels) kernels=$2; shift ;;
 	--test) tests=$(tr ',' ' ' <<<"$2"); shift ;;
 	--matrix) matrix=1 ;;
+	--smp-only) smp_only=1 ;;
 	--shell) shell=1 ;;
-	*) die "usage: check.sh [--kernels \"6.1 6.12\"] [--test NAME] [--matrix] [--shell]" ;;
+	*) die "usage: check.sh [--kernels \"6.1 6.12\"] [--test NAME] [--matrix] [--smp-only] [--shell]" ;;
 	esac
 	shift
 done
@@ -113,7 +117,12 @@ SMP_TESTS="module_load fastpath_acct_exact fastpath_table_resize fastpath_close_
 # Those of them that need two CPUs, and would only skip on one.
 SMP_ONLY="fastpath_close_race fastpath_learn_window"
 smp_tests=''
-if [ "${SMP:-1}" != 0 ]; then
+if [ -n "$smp_only" ]; then
+	if [ "${SMP:-1}" = 0 ] || [ -n "$matrix" ]; then
+		die "--smp-only goes with neither SMP=0 nor --matrix"
+	fi
+	smp_tests=$tests
+elif [ "${SMP:-1}" != 0 ]; then
 	for t in $SMP_TESTS; do
 		[[ " $tests " != *" $t "* ]] || smp_tests+=" $t"
 	done
@@ -185,9 +194,10 @@ if [ -n "$shell" ]; then
 fi
 
 # kernel_job WORD: prepare a kernel, boot it to run the tests in
-# $OUT/run/WORD and, unless SMP=0, boot it again with two vCPUs to run
-# $smp_tests in $OUT/run/WORD-smp. Each run dir gets ktap.log,
-# console.log, prepare.log and rc (the boot's exit status, or "prepare").
+# $OUT/run/WORD (not with --smp-only) and, unless SMP=0, boot it again
+# with two vCPUs to run $smp_tests in $OUT/run/WORD-smp. Each run dir gets
+# ktap.log, console.log, prepare.log and rc (the boot's exit status, or
+# "prepare").
 kernel_job() {
 	local word=$1 dir=$OUT/run/$1 smp=$OUT/run/$1-smp start=$SECONDS rc=0 run_tests
 	run_tests=$(kernel_tests "$word")
@@ -197,11 +207,13 @@ kernel_job() {
 		cp "$dir/prepare.log" "$smp/"
 		return
 	fi
-	FT_TAG=$word log "booting: $(wc -w <<<"$run_tests") tests"
-	bash "$VM_DIR/boot.sh" "$word" "$dir" --tests "${run_tests// /,}" </dev/null || rc=$?
-	echo "$rc" >"$dir/rc"
-	echo $((SECONDS - start)) >"$dir/seconds"
-	FT_TAG=$word log "guest finished after $((SECONDS - start)) s"
+	if [ -z "$smp_only" ]; then
+		FT_TAG=$word log "booting: $(wc -w <<<"$run_tests") tests"
+		bash "$VM_DIR/boot.sh" "$word" "$dir" --tests "${run_tests// /,}" </dev/null || rc=$?
+		echo "$rc" >"$dir/rc"
+		echo $((SECONDS - start)) >"$dir/seconds"
+		FT_TAG=$word log "guest finished after $((SECONDS - start)) s"
+	fi
 	smp_boot "$word" || return 0
 	start=$SECONDS rc=0
 	FT_TAG=$word-smp log "booting with 2 vCPUs: $smp_tests"
@@ -215,7 +227,7 @@ runs=''
 for word in $kernels; do
 	wait_for_slot
 	kernel_job "$word" &
-	runs+=" $word"
+	[ -n "$smp_only" ] || runs+=" $word"
 	! smp_boot "$word" || runs+=" $word-smp"
 done
 wait

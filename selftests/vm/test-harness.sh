@@ -16,6 +16,12 @@
 #    build and boot steps are stubs: when one kernel fails to prepare, the
 #    other kernel's results are still printed, the failed one is a prepare
 #    failure whose log is kept under $CACHE/logs, and the exit is non-zero.
+#  - check.sh: a kernel splat or a kmemleak report on the console fails a
+#    run whose tests all passed (what make check-debug and CI rely on).
+#  - debug-ci.sh --plan (the debug kernel's share in CI): every listed test
+#    is in one slot, no slot holds more than the share, the commit picks
+#    its slot by its first-parent count; debug-kernel.sh check --no-build
+#    fails, rather than builds, without a kernel.
 #
 # Prints one line per check and exits non-zero if any failed.
 set -eu -o pipefail
@@ -166,12 +172,12 @@ for w in "$@"; do
 	printf 'KVER=%s-stub\nBUILD=host\nKDIR=/nonexistent\nPKG_VERSION=0\n' "$w" >"$(kernel_env "$w")"
 done
 EOF
-# Every test passes.
+# Every test passes; STUB_CONSOLE is added to the console.
 cat >"$R/selftests/vm/boot.sh" <<'EOF'
 dir=$2 n=0
 shift 2
 while [ $# -gt 0 ]; do [ "$1" = --tests ] && tests=$2; shift; done
-echo booted >"$dir/console.log"
+printf 'booted\n%s\n' "${STUB_CONSOLE:-}" >"$dir/console.log"
 {
 	echo "TAP version 13"
 	for t in $(tr ',' ' ' <<<"$tests") dmesg-clean; do
@@ -230,6 +236,61 @@ check "check.sh --matrix: the shards differ" \
 check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "16 passed, 0 failed"
 run full check.sh --kernels "5.10 6.1"
 check "check.sh without --matrix: every test on every kernel" test "$(sed -n 's/^\[\([0-9.]*\)\]  ok      beta$/\1/p' "$T/full.out" | xargs)" = "5.10 6.1"
+
+# A splat, a kmemleak report: the tests passed, the run fails.
+STUB_CONSOLE="[ 64.3] WARNING: CPU: 0 PID: 13 at kmod/table.c:1 stub+0x1/0x2 [fasttrack]" \
+	run splat check.sh --kernels good
+check "check.sh: a splat on the console fails a run whose tests passed" rc_not splat 0
+check "check.sh: ... as a console splat, with its line" has "$T/splat.out" "[good]  FAIL    console: kernel splat"
+check "check.sh: ... and shows it" has "$T/splat.out" "WARNING: CPU: 0 PID: 13 at kmod/table.c:1"
+STUB_CONSOLE="unreferenced object 0xffff888004b6c000 (size 64):" run leak check.sh --kernels good
+check "check.sh: a kmemleak report fails the run" rc_not leak 0
+check "check.sh: ... as a console splat" has "$T/leak.out" "[good]  FAIL    console: kernel splat"
+
+# The debug kernel in CI: the real list and rotation, no guest.
+plan() {
+	local name=$1 rc=0
+	shift
+	FT_CACHE=$T/ci bash "$VM/debug-ci.sh" --plan "$@" >"$T/$name.out" 2>&1 || rc=$?
+	echo "$rc" >"$T/$name.rc"
+}
+plan ci
+plan ci-slot --slot 1
+FT_DEBUG_CI_SECONDS=100000 plan ci-one
+# guests NAME: each guest of each slot, "SECONDS TEST...", one a line.
+guests() {
+	sed -n 's/^[ *] slot [0-9]*: //p' "$T/$1.out" | tr '|' '\n' |
+		sed 's/^ *\[~\([0-9]*\) s[^]]*\] */\1 /'
+}
+slot_tests() { guests "$1" | cut -d' ' -f2- | xargs -n1; }
+slots=$(sed -n 's/^debug kernel in CI: [0-9]* tests, \([0-9]*\) slots.*/\1/p' "$T/ci.out")
+listed=$(sed -n 's/^debug kernel in CI: \([0-9]*\) tests.*/\1/p' "$T/ci.out")
+budget=$(sed -n 's/.* up to ~\([0-9]*\) s of tests each$/\1/p' "$T/ci.out")
+count=$(git -C "$VM" rev-list --count --first-parent HEAD 2>/dev/null || echo none)
+check "debug-ci.sh --plan: prints the rotation" rc_is ci 0
+check "debug-ci.sh: every listed test is in exactly one slot" \
+	test "$(slot_tests ci | sort -u | wc -l)" = "$listed" -a "$(slot_tests ci | wc -l)" = "$listed"
+check "debug-ci.sh: ... among them the fault tests, NFQUEUE and the resize" \
+	test "$(slot_tests ci | grep -cxE 'fault_rmmod|fault_netns_delete|fastpath_nfqueue|fastpath_table_resize')" = 4
+check "debug-ci.sh: ... and the never-stale tests" test "$(slot_tests ci | grep -cx fastpath_ct_delete)" = 1
+check "debug-ci.sh: ... but not one that is excluded" test "$(slot_tests ci | grep -cx fastpath_route_revalidate)" = 0
+check "debug-ci.sh: no guest gets more than its seconds, unless one test does" \
+	test "$(guests ci | awk -v b="$budget" '$1 > b && NF > 2' | wc -l)" = 0
+check "debug-ci.sh: the race tests boot with two vCPUs" \
+	grep -qE '\[~[0-9]+ s, 2 vCPUs\][a-z_ ]* fastpath_table_resize' "$T/ci.out"
+check "debug-ci.sh: the commit's first-parent count picks the slot" \
+	has "$T/ci.out" "this run: slot $((count % ${slots:-1})) of $slots ("
+check "debug-ci.sh: ... and the run is that slot's" \
+	test "$(sed -n 's/^this run: [^)]*): //p' "$T/ci.out")" = "$(sed -n 's/^\* slot [0-9]*: //p' "$T/ci.out")"
+check "debug-ci.sh: --slot takes another" has "$T/ci-slot.out" "this run: slot 1 of $slots (slot chosen)"
+check "debug-ci.sh: all in one slot when the seconds allow" has "$T/ci-one.out" "this run: slot 0 of 1 "
+nobuild_rc=0
+FT_CACHE=$T/nobuild FT_DEBUG_KERNEL_DIR=none bash "$VM/debug-kernel.sh" check --no-build \
+	--test fault_rmmod >"$T/nobuild.out" 2>&1 || nobuild_rc=$?
+check "debug-kernel.sh check --no-build: no kernel without a build fails" test "$nobuild_rc" != 0
+check "debug-kernel.sh check --no-build: ... and says why" has "$T/nobuild.out" \
+	"no debug kernel for this debug.config"
+check "debug-kernel.sh check --no-build: ... before any build" hasnt "$T/nobuild.out" ": building it"
 
 run dkms dkms-vm.sh --kernels "bad good"
 check "dkms-vm.sh: a kernel that failed to prepare fails the run" rc_not dkms 0
