@@ -25,6 +25,15 @@
 # priming has one path, family and flow count (bench/prof/cache.sh). Windows
 # are numbered from 0 in this order, each with a "@RESULT sec=cache" line
 # (kind=warm or kind=count).
+#
+# Per-packet counts (ftcache.c's pkt= and mods=): the plugin starts a
+# packet at each entry of pktgen's mod_cur_headers() (once per frame built:
+# clone_skb 0), and attributes accesses to the module whose text holds the
+# instruction. Module addresses repeat across boots (nokaslr) only if the
+# modules load in the same order: every boot first turns on and off every
+# path (cache_preload), then prints the modules ("@CACHEMOD name addr size",
+# /proc/modules) and their symbols ("@CACHESYM"); ft.cache=syms prints the
+# kernel's ("@CACHEKSYM") and stops there.
 # shellcheck shell=sh disable=SC3043,SC2013,SC2086,SC2046 # dash has "local"; words
 
 CACHE_PATHS='' CACHE_FLOWS='1 1000000' CACHE_COUNT=5000 CACHE_WARM=500 CACHE_FAMS='4 6'
@@ -51,11 +60,30 @@ cache_window() {
 	CACHE_WIN=$((CACHE_WIN + 1))
 }
 
+# cache_preload: load what any path loads, in one order, whatever the boot
+# measures, and print the module layout.
+cache_preload() {
+	local path
+	for path in ceiling fasttrack nfftc; do
+		scale_path_on "$path"
+		bn_path_off "$NS_ROUTER"
+	done
+	awk '{ print "@CACHEMOD " $1 " " $6 " " $2 }' /proc/modules
+	# Their symbols, to name what a packet touches (ftcache.c's dump=).
+	awk '$4 ~ /^\[/ && $3 !~ /^__pfx_/ { print "@CACHESYM " $1 " " $2 " " $3 " " $4 }' /proc/kallsyms
+}
+
 section_cache() {
 	local n path fam ns nd
 	section "cache model windows: $CACHE_PATHS, $CACHE_FLOWS flows, $CACHE_COUNT frames"
-	bn_result sec=cachesyms start="$(ksym proc_do_uuid)" stop="$(ksym proc_do_uts_string)"
-	[ "$CACHE_PATHS" != syms ] || return 0
+	cache_preload
+	bn_result sec=cachesyms start="$(ksym proc_do_uuid)" stop="$(ksym proc_do_uts_string)" \
+		pkt="$(ksym mod_cur_headers)"
+	if [ "$CACHE_PATHS" = syms ]; then
+		# The kernel's own symbols, once (nokaslr: they repeat).
+		awk '$4 == "" && $3 !~ /^__pfx_/ { print "@CACHEKSYM " $1 " " $2 " " $3 }' /proc/kallsyms
+		return 0
+	fi
 	read -r _ </proc/sys/kernel/domainname
 	CACHE_WIN=0
 	for n in $CACHE_FLOWS; do
