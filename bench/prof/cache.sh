@@ -42,7 +42,7 @@
 # markers' addresses (nokaslr), kept in out/WORD/cachemarks, where the
 # modules are (out/WORD/cachemods: every boot loads them in one order,
 # bench/guest/cache.sh, and each is checked against that list) and the
-# kernel's symbols (out/WORD/cacheksyms).
+# kernel's symbols (out/WORD/cacheksyms); again whenever kmod/ changes.
 #
 # e.g. one flow, every path and family, twice (about N minutes a boot):
 #   CACHE_FLOWS=1 CACHE_BOOTS=2 CACHE_COUNT=2000 bash bench/prof/cache.sh 6.12
@@ -75,12 +75,20 @@ boot() {
 }
 
 syms=$here/out/$word/cachemarks mods=$here/out/$word/cachemods ksyms=$here/out/$word/cacheksyms
-if ! grep -q pkt=0x "$syms" 2>/dev/null || [ ! -s "$mods" ] || [ ! -s "$ksyms" ]; then
-	boot "$out/syms" "" "ft.cache=syms"
+# Module addresses move when fasttrack.ko's size does (pktgen's marker too,
+# loaded after it): the syms boot is redone when kmod/ changed.
+stamp=$(cat "$repo"/kmod/*.[ch] "$repo"/kmod/Kbuild | sha1sum | cut -d' ' -f1)
+if ! grep -q pkt=0x "$syms" 2>/dev/null || [ ! -s "$mods" ] || [ ! -s "$ksyms" ] ||
+	[ "$(cat "$syms.kmod" 2>/dev/null)" != "$stamp" ]; then
+	# The kernel's symbols (minutes of console output) only once.
+	ks=0
+	[ -s "$ksyms" ] || ks=1
+	boot "$out/syms" "" "ft.cache=syms ft.cacheksyms=$ks"
 	sed -n 's/^@RESULT sec=cachesyms start=\([0-9a-f]*\) stop=\([0-9a-f]*\) pkt=\([0-9a-f]*\).*/start=0x\1,stop=0x\2,pkt=0x\3/p' \
 		"$out/syms/bench.log" >"$syms"
 	sed -n 's/^@CACHEMOD //p' "$out/syms/bench.log" >"$mods"
-	sed -n 's/^@CACHEKSYM //p' "$out/syms/bench.log" >"$ksyms"
+	[ "$ks" = 0 ] || sed -n 's/^@CACHEKSYM //p' "$out/syms/bench.log" >"$ksyms"
+	echo "$stamp" >"$syms.kmod"
 	if ! grep -q pkt=0x "$syms" || [ ! -s "$mods" ]; then
 		echo "cache.sh: no marker or module addresses in $out/syms/bench.log" >&2
 		rm -f "$syms"

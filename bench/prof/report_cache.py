@@ -275,7 +275,8 @@ def lines(d, ksyms, ko, only):
             if not int(mpc, 16):
                 continue
             fn = syms.func(int(mpc, 16))
-            mod = syms.name(int(mpc, 16)).split("[")[-1].rstrip("]+0123456789abcdefx")
+            m = re.search(r"\[([^\]]+)\]", syms.name(int(mpc, 16)))
+            mod = m.group(1) if m else "?"
             if only and mod not in only:
                 continue
             first = "" if pc == mpc else "after %s" % syms.name(int(pc, 16)).split("+")[0]
