@@ -52,7 +52,8 @@ help:
 	@echo "make bench           the performance record: bench/results.{json,md,png}"
 	@echo "                     (KERNELS=\"6.12\", BENCH_QUICK=1 for a short run)"
 	@echo "make bench-cache     modelled L1d/L2 misses per packet (qemu cache.c's model,"
-	@echo "                     bench/prof/cache.sh; KERNELS=6.12, BENCH_CACHE_CHECK=1)"
+	@echo "                     bench/prof/cache.sh; KERNELS=6.12, BENCH_CACHE_CHECK=1),"
+	@echo "                     and the lines and atomics each packet touches"
 	@echo "make fuzz            libFuzzer on the packet parser (FUZZ_SECONDS=600)"
 	@echo "make fuzz-short      the same for 60 seconds"
 	@echo "make style           checkpatch --strict on the kernel code"
@@ -141,8 +142,9 @@ fuzz-short:
 bench:
 	bash selftests/vm/bench.sh --kernels "$(BENCH_KERNELS)" $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
-# Cache misses per packet: bench/prof/cache.sh (opt-in: slow, fetches the
-# qemu source for its plugin header; CACHE_BOOTS=N repeats its boots, more
+# Cache misses, lines and atomics per packet: bench/prof/cache.sh (opt-in:
+# slow, fetches the qemu source for its plugin header; CACHE_BOOTS=N repeats
+# its boots, CACHE_FLOWS=1 CACHE_COUNT=2000 for the line counts alone, more
 # settings there). BENCH_CACHE_CHECK=1 checks its model against qemu's own
 # cache.c on one short boot.
 bench-cache:

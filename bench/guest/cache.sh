@@ -13,6 +13,7 @@
 #   ft.cacheflows=N,... flow counts (1,1000000)
 #   ft.cachecount=N     pktgen frames per window (5000)
 #   ft.cachefams=F,...  families (4,6)
+#   ft.cacheksyms=1     with ft.cache=syms: print the kernel's symbols too
 #   ft.cachewarm=N      a window of N frames of one flow first (500), not
 #                       counted: the model starts empty at the first window
 #                       of a boot (with many flows, the one flow is the
@@ -25,9 +26,18 @@
 # priming has one path, family and flow count (bench/prof/cache.sh). Windows
 # are numbered from 0 in this order, each with a "@RESULT sec=cache" line
 # (kind=warm or kind=count).
+#
+# Per-packet counts (ftcache.c's pkt= and mods=): the plugin starts a
+# packet at each entry of pktgen's mod_cur_headers() (once per frame built:
+# clone_skb 0), and attributes accesses to the module whose text holds the
+# instruction. Module addresses repeat across boots (nokaslr) only if the
+# modules load in the same order: every boot first turns on and off every
+# path (cache_preload), then prints the modules ("@CACHEMOD name addr size",
+# /proc/modules) and their symbols ("@CACHESYM"); ft.cache=syms stops there
+# (with ft.cacheksyms=1, after the kernel's: "@CACHEKSYM").
 # shellcheck shell=sh disable=SC3043,SC2013,SC2086,SC2046 # dash has "local"; words
 
-CACHE_PATHS='' CACHE_FLOWS='1 1000000' CACHE_COUNT=5000 CACHE_WARM=500 CACHE_FAMS='4 6'
+CACHE_PATHS='' CACHE_FLOWS='1 1000000' CACHE_COUNT=5000 CACHE_WARM=500 CACHE_FAMS='4 6' CACHE_KSYMS=0
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ft.cache=*) CACHE_PATHS=$(echo "${arg#*=}" | tr ',' ' ') ;;
@@ -35,6 +45,7 @@ for arg in $(cat /proc/cmdline); do
 	ft.cachecount=*) CACHE_COUNT=${arg#*=} ;;
 	ft.cachewarm=*) CACHE_WARM=${arg#*=} ;;
 	ft.cachefams=*) CACHE_FAMS=$(echo "${arg#*=}" | tr ',' ' ') ;;
+	ft.cacheksyms=*) CACHE_KSYMS=${arg#*=} ;;
 	esac
 done
 
@@ -51,11 +62,31 @@ cache_window() {
 	CACHE_WIN=$((CACHE_WIN + 1))
 }
 
+# cache_preload: load what any path loads, in one order, whatever the boot
+# measures, and print the module layout.
+cache_preload() {
+	local path
+	for path in ceiling fasttrack nfftc; do
+		scale_path_on "$path"
+		bn_path_off "$NS_ROUTER"
+	done
+	awk '{ print "@CACHEMOD " $1 " " $6 " " $2 }' /proc/modules
+	# Their symbols, to name what a packet touches (ftcache.c's dump=).
+	awk '$4 ~ /^\[/ && $3 !~ /^__pfx_/ { print "@CACHESYM " $1 " " $2 " " $3 " " $4 }' /proc/kallsyms
+}
+
 section_cache() {
 	local n path fam ns nd
 	section "cache model windows: $CACHE_PATHS, $CACHE_FLOWS flows, $CACHE_COUNT frames"
-	bn_result sec=cachesyms start="$(ksym proc_do_uuid)" stop="$(ksym proc_do_uts_string)"
-	[ "$CACHE_PATHS" != syms ] || return 0
+	cache_preload
+	bn_result sec=cachesyms start="$(ksym proc_do_uuid)" stop="$(ksym proc_do_uts_string)" \
+		pkt="$(ksym mod_cur_headers)"
+	if [ "$CACHE_PATHS" = syms ]; then
+		# The kernel's own symbols (nokaslr: they repeat).
+		[ "$CACHE_KSYMS" = 0 ] ||
+			awk '$4 == "" && $3 !~ /^__pfx_/ { print "@CACHEKSYM " $1 " " $2 " " $3 }' /proc/kallsyms
+		return 0
+	fi
 	read -r _ </proc/sys/kernel/domainname
 	CACHE_WIN=0
 	for n in $CACHE_FLOWS; do
