@@ -260,7 +260,7 @@ deb:
 	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='*.a' --exclude=modules.order --exclude=Module.symvers \
 		--exclude=userspace/ftctl --exclude=userspace/ftctl-test --exclude=userspace/ftctl-mock.so \
-		Kbuild Makefile dkms.conf README.md kmod uapi userspace debian | \
+		Kbuild Makefile dkms.conf README.md Documentation kmod uapi userspace debian | \
 		tar -C $(DEB_OUT)/build/fasttrack-$(VERSION) -x
 	cd $(DEB_OUT)/build/fasttrack-$(VERSION) && dpkg-buildpackage -us -uc -b
 	mv $(DEB_OUT)/build/*.deb $(DEB_OUT)/build/*.changes $(DEB_OUT)/build/*.buildinfo $(DEB_OUT)/
