@@ -123,9 +123,9 @@ for word in $kernels; do
 	cpu+="${cpu:+,}$word=$(cat "$out/$word/cpu_s" 2>/dev/null)"
 done
 # A full run is the record: it also refreshes the record's tables in
-# Documentation/performance.md.
+# Documentation/performance.md and the summary table in README.md.
 # shellcheck disable=SC2086
 python3 "$REPO/bench/report.py" --outdir "$REPO/bench" --wall "$((SECONDS - start))" --cpu "$cpu" \
-	$([ "$quick" = 1 ] || echo "--record $REPO/Documentation/performance.md") \
+	$([ "$quick" = 1 ] || echo "--record $REPO/Documentation/performance.md --summary $REPO/README.md") \
 	--command "make bench${kernels:+ KERNELS=\"$kernels\"}$([ "$quick" = 1 ] && echo ' BENCH_QUICK=1')" $logs
 log "make bench took $((SECONDS - start)) s"
