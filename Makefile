@@ -41,7 +41,7 @@ all: module ftctl
 help:
 	@echo "make                 build fasttrack.ko (KDIR=...) and ftctl"
 	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name):"
-	@echo "                     without KERNELS or T, each test on an older and a newer kernel"
+	@echo "                     without KERNELS or T, the core tests on every kernel, each other on one"
 	@echo "make check-full      every selftest on every kernel"
 	@echo "make check-arm       the smoke set on arm64 and armhf guests (ARM_KERNELS=\"$(ARM_KERNELS)\" T=name)"
 	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
@@ -90,8 +90,8 @@ ftctl:
 # host-side tests (ftctl's unit tests, a short fuzz of the parser, the YNL
 # spec check, the harness's own test), unless one VM test was picked with T=.
 # With neither KERNELS nor T given, the guests run the matrix CI runs
-# (check.sh --matrix: every test on an older and a newer kernel, the core
-# tests on all); check-full runs every test on every kernel.
+# (check.sh --matrix: the core tests on every kernel, every other test on
+# one of them); check-full runs every test on every kernel.
 # The matrix adds the smoke set on the other platforms, PLATFORM_KERNELS.
 PLATFORM_KERNELS ?= 6.1-rt $(ARM_KERNELS)
 CHECK_MATRIX = $(if $(T)$(FULL),,$(if $(filter file,$(origin KERNELS)),--matrix))
@@ -276,7 +276,7 @@ deb:
 	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='*.a' --exclude=modules.order --exclude=Module.symvers \
 		--exclude=userspace/ftctl --exclude=userspace/ftctl-test --exclude=userspace/ftctl-mock.so \
-		Kbuild Makefile dkms.conf README.md kmod uapi userspace debian | \
+		Kbuild Makefile dkms.conf README.md Documentation kmod uapi userspace debian | \
 		tar -C $(DEB_OUT)/build/fasttrack-$(VERSION) -x
 	cd $(DEB_OUT)/build/fasttrack-$(VERSION) && dpkg-buildpackage -us -uc -b
 	mv $(DEB_OUT)/build/*.deb $(DEB_OUT)/build/*.changes $(DEB_OUT)/build/*.buildinfo $(DEB_OUT)/

@@ -1,9 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """make bench: turn the guests' @RESULT lines into bench/results.json,
-bench/results.md and bench/results.png (gnuplot).
+bench/results.md and bench/results.png (gnuplot), and refresh the record in
+Documentation/performance.md and the summary in README.md.
 
-usage: report.py --outdir DIR [--wall SECONDS] [--command CMD] WORD=LOG...
+usage: report.py --outdir DIR [--wall SECONDS] [--command CMD]
+                 [--record FILE] [--summary FILE] WORD=LOG...
+       report.py --outdir DIR --from-json DIR/results.json [--record FILE] [--summary FILE]
+
+--record FILE gets the tables and the chart between its bench:begin and
+bench:end markers, --summary FILE one table and the chart between its
+bench-summary:begin and bench-summary:end markers. --from-json renders
+results.md and those blocks again from a results.json, without guest logs,
+the chart and results.json left as they are: the step to run after a
+change to the rendering.
 
 Each LOG is the output of bench/guest/bench.sh from one guest (one kernel).
 The guest ran under qemu -icount shift=2, so its clock advances 4 ns per
@@ -13,7 +23,7 @@ A word of a foreign architecture ("arm64-6.12", selftests/vm/kernels.sh)
 counts that architecture's instructions: its section is headed and its rows
 labelled with the architecture, and its numbers are compared only with each
 other (its own ratios), never with an amd64 kernel's; the chart and the
-README's block show amd64 kernels only.
+record's and summary's blocks show amd64 kernels only.
 """
 import argparse
 import datetime
@@ -53,6 +63,8 @@ SHORT = {
     "fthooks": "fasttrack+hooks",
 }
 ORDER = list(PATHS)
+# The front page's summary: fasttrack against the flowtable and the full stack.
+SUMMARY_PATHS = ["fs50", "nfftc", "fasttrack"]
 # Foreign architectures: the "ARCH-" prefix of a kernel word, and the qemu
 # that boots it (selftests/vm/arch.sh).
 ARCH_QEMU = {
@@ -551,10 +563,21 @@ def main():
     ap.add_argument("--wall", default=None)
     ap.add_argument("--cpu", default="", help="WORD=SECONDS,...: the guests' CPU time")
     ap.add_argument("--command", default="make bench")
-    ap.add_argument("--readme", default=None,
+    ap.add_argument("--record", default=None,
                     help="a file whose bench:begin/bench:end block gets the tables and chart")
-    ap.add_argument("logs", nargs="+")
+    ap.add_argument("--summary", default=None,
+                    help="a file whose bench-summary:begin/end block gets one table and the chart")
+    ap.add_argument("--from-json", default=None,
+                    help="render from this results.json instead of guest logs")
+    ap.add_argument("logs", nargs="*")
     a = ap.parse_args()
+    if a.from_json:
+        with open(a.from_json) as f:
+            report = json.load(f)
+        render(report, a, chart_too=False)
+        return
+    if not a.logs:
+        ap.error("no guest logs (WORD=LOG), and no --from-json")
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": a.command,
@@ -594,29 +617,77 @@ def main():
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=False)
         f.write("\n")
+    render(report, a, chart_too=True)
+
+
+def render(report, a, chart_too):
+    """results.md, the chart and the documents' blocks, from @report."""
     md = markdown(report)
     with open(os.path.join(a.outdir, "results.md"), "w") as f:
         f.write(md)
-    chart(report, a.outdir)
-    if a.readme:
-        # The README's record is amd64's; a foreign kernel stays in results.md.
-        if any(r["arch"] == "amd64" for r in report["kernels"].values()):
-            update_readme(a.readme, markdown(report, arches=("amd64",)))
+    if chart_too:
+        chart(report, a.outdir)
+    # The documents' record is amd64's; a foreign kernel stays in results.md.
+    amd64 = any(r.get("arch", "amd64") == "amd64" for r in report["kernels"].values())
+    for path, tag, text in ((a.record, "bench", lambda: markdown(report, arches=("amd64",))),
+                            (a.summary, "bench-summary", lambda: summary(report))):
+        if not path:
+            continue
+        if amd64:
+            update_block(path, tag, text(), os.path.join(a.outdir, "results.png"))
         else:
-            print("report.py: no amd64 kernel, %s left as it is" % a.readme, file=sys.stderr)
+            print("report.py: no amd64 kernel, %s left as it is" % path, file=sys.stderr)
     print(md)
 
 
-def update_readme(path, md):
-    """Put the tables and the chart between the README's bench markers."""
-    begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+def summary(report):
+    """The front page's table: the first amd64 kernel's router work per
+    packet, fasttrack against the flowtable and the full stack."""
+    word, res = next((w, r) for w, r in report["kernels"].items()
+                     if r.get("arch", "amd64") == "amd64")
+    s, p = res["settings"], res["pps"]
+    ft = res.get("work_ratios", {}).get("fasttrack_over", {})
+    lines = ["Router work per 64-byte packet on kernel %s (`%s`), from the record of `%s` "
+             "(%s): one guest boot, qemu TCG `-icount shift=2,sleep=off`, 1 vCPU, guest time "
+             "counting instructions (4 ns each); pktgen, one UDP flow, %s frames per run, median "
+             "of %s; work = 1/pps − 1/pps of an L2 turnaround on the router's trunk, so it is the "
+             "router's own:\n" % (word, res["kernel"], report.get("command"), report.get("date"),
+                                    s.get("count"), s.get("ppsreps", s.get("reps")))]
+    lines.append("| path | IPv4 kpps | IPv6 kpps | IPv4 work ns (insns) | IPv6 work ns (insns) "
+                 "| fasttrack's work / this path's, IPv4 / IPv6 |")
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    for path in SUMMARY_PATHS:
+        if path not in p:
+            continue
+        v4, v6 = p[path].get("ipv4", {}), p[path].get("ipv6", {})
+
+        def cell(d):
+            if "router_work_ns" not in d:
+                return "—"
+            return "%.0f (%.0f)" % (d["router_work_ns"], d["router_work_insns"])
+        f = ft.get(path, {})
+        ratio = "—" if path == "fasttrack" else "%s / %s" % (
+            fmt(f.get("ipv4"), "%.2f"), fmt(f.get("ipv6"), "%.2f"))
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            PATHS[path], fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
+            cell(v4), cell(v6), ratio))
+    lines.append("\nThe chart: router work per packet (log scale) and forwarding rate of every path "
+                 "of the record, IPv4 beside IPv6.")
+    return "\n".join(lines) + "\n"
+
+
+def update_block(path, tag, md, png):
+    """Put @md and the chart @png between the <!-- @tag:begin/end --> markers
+    of the file @path, the chart linked relative to it."""
+    begin, end = "<!-- %s:begin -->" % tag, "<!-- %s:end -->" % tag
     with open(path) as f:
         text = f.read()
     if begin not in text or end not in text:
         sys.exit("report.py: %s has no %s ... %s block" % (path, begin, end))
     head, rest = text.split(begin, 1)
     tail = rest.split(end, 1)[1]
-    block = "%s\n%s\n![IPv4 and IPv6 per path](bench/results.png)\n%s" % (begin, md.rstrip("\n"), end)
+    img = os.path.relpath(os.path.abspath(png), os.path.dirname(os.path.abspath(path)))
+    block = "%s\n%s\n![IPv4 and IPv6 per path](%s)\n%s" % (begin, md.rstrip("\n"), img, end)
     with open(path, "w") as f:
         f.write(head + block + tail)
 

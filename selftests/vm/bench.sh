@@ -122,9 +122,10 @@ for word in $kernels; do
 	logs+=" $word=$out/$word/bench.log"
 	cpu+="${cpu:+,}$word=$(cat "$out/$word/cpu_s" 2>/dev/null)"
 done
-# A full run is the record: it also refreshes the README's tables.
+# A full run is the record: it also refreshes the record's tables in
+# Documentation/performance.md and the summary table in README.md.
 # shellcheck disable=SC2086
 python3 "$REPO/bench/report.py" --outdir "$REPO/bench" --wall "$((SECONDS - start))" --cpu "$cpu" \
-	$([ "$quick" = 1 ] || echo "--readme $REPO/README.md") \
+	$([ "$quick" = 1 ] || echo "--record $REPO/Documentation/performance.md --summary $REPO/README.md") \
 	--command "make bench${kernels:+ KERNELS=\"$kernels\"}$([ "$quick" = 1 ] && echo ' BENCH_QUICK=1')" $logs
 log "make bench took $((SECONDS - start)) s"

@@ -233,7 +233,8 @@ done
 wait
 
 failures='' fails=''
-# A Markdown table of the kernels, for the README's "Kernels tested".
+# A Markdown table of the kernels, for "Kernels tested" in
+# Documentation/testing.md.
 table="| kernel | release | Debian version | passed | failed | wall time |
 | --- | --- | --- | ---: | ---: | ---: |"
 for run in $runs; do

@@ -79,7 +79,7 @@ build_debs() {
 	{
 		make -C "$REPO" deb DEB_OUT="$OUT/deb/new" &&
 			tar -C "$REPO" -c --exclude='*.o' --exclude='*.ko' --exclude=userspace/ftctl \
-				Kbuild Makefile dkms.conf README.md kmod uapi userspace debian \
+				Kbuild Makefile dkms.conf README.md Documentation kmod uapi userspace debian \
 				selftests/vm/deps.sh selftests/vm/common.sh | tar -C "$tree" -x &&
 			sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$old\"/" "$tree/dkms.conf" &&
 			maint=$(sed -n '0,/^ -- /s/^ -- \(.*>\).*/\1/p' "$tree/debian/changelog") &&
