@@ -4,7 +4,7 @@
  * its id, marked FT_XA_REAP, and a work item collects the marked flows in
  * batches. Each batch is erased from the index and freed, with the
  * references its flows hold, one grace period later. Sixteen bytes less
- * per direction put an IPv4 flow in a 128-byte slab object. The work
+ * per direction help a plain IPv4 flow fit in 96 bytes. The work
  * waits FT_REAP_DELAY after the first kill, so that under connection
  * churn one run frees many flows rather than one run per teardown: each
  * run wakes a worker and starts a grace period, which costs more than

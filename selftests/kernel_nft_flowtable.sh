@@ -27,8 +27,9 @@
 #  - masquerade and DNAT, without and with PMTU discovery;
 #  - router 1's client side as a bridge, then a VLAN device in the bridge;
 #  - an ESP tunnel between the routers. fasttrack does not offload IPsec
-#    (see the README); the flowtable does. Here the transfer must arrive
-#    intact, through the stack, and fasttrack must count the refusal.
+#    (Documentation/admin-guide.md); the flowtable does. Here the transfer
+#    must arrive intact, through the stack, and fasttrack must count the
+#    refusal.
 # Then, as the kernel's test does, all of it again with MTUs drawn at
 # random between 1280 and 65535 (from FP_SEED); FT_KNF_MTUS="O L R" runs
 # one pass with the originator's, link's and responder's MTUs given.
