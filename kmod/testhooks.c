@@ -8,6 +8,13 @@
  * in one go, so that a test can check that conntrack's counters take
  * amounts no rate reachable under emulation produces (above 2^32 bytes).
  *
+ * debugfs fasttrack/acct_race: writing "ID N" runs that 1-packet, 1-byte
+ * add N times on flow ID from a kthread bound to each online CPU, all
+ * started together, and returns once all are done: the fast path's
+ * counting of one flow on several CPUs at once, so many times that a lost
+ * update shows in the counts (with vCPUs that really run in parallel).
+ * -ENOENT if the flow was not live throughout.
+ *
  * debugfs fasttrack/buckets: reading gives the number of buckets of the
  * reader's netns' flow table, so that a test sees it grow and shrink.
  *
@@ -39,6 +46,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/nsproxy.h>
 #include <linux/rtnetlink.h>
 #include <linux/sched.h>
@@ -180,6 +188,116 @@ static const struct file_operations ft_acct_add_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
 	.write	= ft_acct_add_write,
+	.llseek	= noop_llseek,
+};
+
+/* One acct_race run: its flow, and the threads' meeting points. */
+struct ft_race {
+	struct ft_net *fn;
+	u32 id;
+	unsigned long n;
+	atomic_t left;		/* threads not done yet */
+	atomic_t missed;	/* adds that found no live flow */
+	struct completion start;
+	struct completion done;
+	struct task_struct *tasks[];	/* held, nr_cpu_ids of them */
+};
+
+static int ft_race_thread(void *data)
+{
+	struct ft_race *r = data;
+	unsigned long i, j, batch;
+	struct ft_flow *flow;
+
+	/* All at once: a thread that starts late races nobody. */
+	wait_for_completion(&r->start);
+	for (i = 0; i < r->n; i += batch) {
+		batch = min(r->n - i, 256UL);
+		/*
+		 * RCU and BH off, as in the fast path's softirq; the lookup
+		 * once per batch, so that the adds, which race, fill the time.
+		 */
+		rcu_read_lock();
+		local_bh_disable();
+		flow = xa_load(&r->fn->flow_ids, r->id);
+		if (flow && ft_flow_live(flow)) {
+			for (j = 0; j < batch; j++)
+				ft_flow_acct_add(flow, 1, 1);
+		} else {
+			atomic_inc(&r->missed);
+		}
+		local_bh_enable();
+		rcu_read_unlock();
+		cond_resched();
+	}
+	if (atomic_dec_and_test(&r->left))
+		complete(&r->done);
+	return 0;
+}
+
+static ssize_t ft_acct_race_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct task_struct *task;
+	struct ft_race *r;
+	unsigned int cpu, i, nr = 0;
+	unsigned long n;
+	char buf[40];
+	ssize_t ret;
+	u32 id;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %lu", &id, &n) != 2 || n > 100000000)
+		return -EINVAL;
+	r = kzalloc(struct_size(r, tasks, nr_cpu_ids), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	/* The writer, in the netns, holds it until the threads are done. */
+	r->fn = ft_net(current->nsproxy->net_ns);
+	r->id = id;
+	r->n = n;
+	init_completion(&r->start);
+	init_completion(&r->done);
+
+	/* The CPUs stay online until the threads bound to them are done. */
+	cpus_read_lock();
+	ret = len;
+	for_each_online_cpu(cpu) {
+		task = kthread_create(ft_race_thread, r, "ft_race/%u", cpu);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			break;
+		}
+		kthread_bind(task, cpu);
+		r->tasks[nr++] = get_task_struct(task);
+		atomic_inc(&r->left);
+		wake_up_process(task);
+	}
+	if (ret < 0)
+		r->n = 0;	/* read after the start */
+	complete_all(&r->start);
+	if (nr)
+		wait_for_completion(&r->done);
+	/* Each has returned or is about to: wait until it is out. */
+	for (i = 0; i < nr; i++) {
+		kthread_stop(r->tasks[i]);
+		put_task_struct(r->tasks[i]);
+	}
+	cpus_read_unlock();
+	if (atomic_read(&r->missed))
+		ret = -ENOENT;
+	kfree(r);
+	return ret;
+}
+
+static const struct file_operations ft_acct_race_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ft_acct_race_write,
 	.llseek	= noop_llseek,
 };
 
@@ -338,6 +456,8 @@ int ft_testhooks_init(void)
 	ft_debugfs = debugfs_create_dir("fasttrack", NULL);
 	debugfs_create_file("acct_add", 0200, ft_debugfs, NULL,
 			    &ft_acct_add_fops);
+	debugfs_create_file("acct_race", 0200, ft_debugfs, NULL,
+			    &ft_acct_race_fops);
 	debugfs_create_file("buckets", 0400, ft_debugfs, NULL,
 			    &ft_buckets_fops);
 	debugfs_create_bool("fresh_hold", 0600, ft_debugfs, &ft_fresh_hold);

@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot a fetched kernel with its initramfs in qemu (TCG, no network).
 #
-# usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]
+# usage: boot.sh WORD OUTDIR [--tests a,b] [--smp|--mttcg] [--shell]
 #   test mode: the console goes to OUTDIR/console.log and the guest's KTAP
 #              (/dev/ttyS1) to OUTDIR/ktap.log; exit 124 on timeout.
 #   --shell:   the console is on stdio (Ctrl-A X quits qemu).
-#   --smp:     two vCPUs, single-threaded TCG (multi-threaded TCG crashed
-#              guests while patching static keys).
+#   --smp:     two vCPUs, single-threaded TCG: one vCPU runs at a time,
+#              switched between translation blocks, so no two CPUs race
+#              within a few instructions.
+#   --mttcg:   two vCPUs, multi-threaded TCG: one host thread each, in
+#              parallel, so a read-modify-write that is not atomic can
+#              lose an update. A static key patched while the other vCPU
+#              runs that code crashes the guest (qemu 7.2): the guest holds
+#              the keys the tests flip enabled (ft.hold_keys).
 #   --mode M:  ft.mode=M (guest-init.sh: bench, demo); the console goes to
 #              OUTDIR/console.log, the guest's /dev/ttyS1 to stdout.
 #   --icount:  -icount shift=2,sleep=off: guest time follows instructions
@@ -30,17 +36,18 @@ set -eu
 . "$(dirname "$0")/common.sh"
 . "$VM_DIR/arch.sh"
 
-word=${1:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
-outdir=${2:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp] [--shell]}
+word=${1:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp|--mttcg] [--shell]}
+outdir=${2:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp|--mttcg] [--shell]}
 shift 2
 tests= smp=1 accel=tcg mode=test icount=
-extra='' virtfs=''
+extra='' virtfs='' hold=''
 # FT_MEM, FT_APPEND: the defaults of --mem and --append (debug-kernel.sh, soak.sh).
 mem=${FT_MEM:-1536} append=${FT_APPEND:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) tests=$2; shift ;;
 	--smp) smp=2 accel=tcg,thread=single ;;
+	--mttcg) smp=2 accel=tcg,thread=multi hold=" maxcpus=1 ft.hold_keys" ;;
 	--shell) mode=shell ;;
 	--mode) mode=$2; shift ;;
 	--icount) icount=1 ;;
@@ -60,7 +67,7 @@ mkdir -p "$outdir"
 
 # slab_nomerge: fasttrack's flow caches keep their own lines in
 # /proc/slabinfo, which the leak checks of the tests read.
-cmdline="console=$CONSOLE panic=-1 log_buf_len=8M mitigations=off no_timer_check slab_nomerge ft.mode=$mode"
+cmdline="console=$CONSOLE panic=-1 log_buf_len=8M mitigations=off no_timer_check slab_nomerge ft.mode=$mode$hold"
 limit=${FT_TIMEOUT:-3600}
 if is_foreign "$DEB_ARCH"; then
 	slow=${FT_SLOWDOWN:-$SLOWDOWN}

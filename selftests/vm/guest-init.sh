@@ -10,6 +10,8 @@
 #   ft.tty=T       the console is /dev/T (default ttyS0)
 #   ft.ktap=T      the second channel is /dev/T (default ttyS1); hvc0 (arm's
 #                  virt machine) is a virtio console, whose modules init loads
+#   ft.hold_keys   hold the static keys that tests flip on from boot to the
+#                  end (boot.sh --mttcg, hold_keys below)
 # and powers off.
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=${TERM:-linux}
@@ -37,7 +39,7 @@ if [ -w "$kmemleak" ]; then
 	echo clear >"$kmemleak"
 fi
 
-mode=test tests= tty=ttyS0 ktap=ttyS1
+mode=test tests= tty=ttyS0 ktap=ttyS1 hold=
 # boot.sh puts the selected tests in /ft-tests (ft.tests= also works).
 [ ! -f /ft-tests ] || tests=$(tr '\n' ' ' </ft-tests)
 for arg in $(cat /proc/cmdline); do
@@ -46,8 +48,43 @@ for arg in $(cat /proc/cmdline); do
 	ft.tests=*) tests=$(echo "${arg#ft.tests=}" | tr ',' ' ') ;;
 	ft.tty=*) tty=${arg#ft.tty=} ;;
 	ft.ktap=*) ktap=${arg#ft.ktap=} ;;
+	ft.hold_keys) hold=1 ;;
 	esac
 done
+
+# hold_keys: enable, for the whole boot, the static keys that the tests'
+# setup and ping flip while another vCPU forwards. Multi-threaded TCG let a
+# vCPU run a stale int3 after the text patching ended (Oops: int3 in
+# __netif_receive_skb_core, netstamp_needed_key, flipped by each ping).
+# Held on, a key is only counted, never patched again.
+hold_keys() {
+	# A timestamping socket: netstamp_needed_key.
+	ping -q -i 3600 127.0.0.1 >/dev/null 2>&1 &
+	# clsact on lo: ingress_needed_key and egress_needed_key.
+	tc qdisc add dev lo clsact
+	# A base chain on each hook: nf_hooks_needed of each family and hook.
+	nft -f - <<-EOF
+		table inet ft_hold {
+			chain pre { type filter hook prerouting priority 0; }
+			chain in { type filter hook input priority 0; }
+			chain fwd { type filter hook forward priority 0; }
+			chain out { type filter hook output priority 0; }
+			chain post { type filter hook postrouting priority 0; }
+		}
+		table netdev ft_hold {
+			chain in { type filter hook ingress device lo priority 0; }
+		}
+	EOF
+	nft add chain netdev ft_hold eg \
+		'{ type filter hook egress device lo priority 0; }' 2>/dev/null || true
+}
+if [ -n "$hold" ]; then
+	hold_keys || echo "init: holding the static keys failed" >&2
+	# Booted with maxcpus=1: the boot's own patching is over.
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		echo 1 >"$c"
+	done
+fi
 # console_listed: a virtio console port is up and listed (debugfs).
 console_listed() {
 	for f in /sys/kernel/debug/virtio-ports/*; do
