@@ -44,6 +44,7 @@
  * an ingress hook ahead of the fast path's; "-" stops it. One device at a
  * time, held until then.
  */
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
