@@ -74,6 +74,13 @@ ARCH_QEMU = {
 }
 
 
+
+def work_cell(d):
+    """A path's router work for one family: "ns (instructions)", or a dash."""
+    if "router_work_ns" not in d:
+        return "—"
+    return "%.0f (%.0f)" % (d["router_work_ns"], d["router_work_insns"])
+
 def word_arch(word):
     """The Debian architecture of a kernel word: amd64 unless "ARCH-..."."""
     head = word.split("-", 1)[0]
@@ -373,17 +380,13 @@ def markdown(report, arches=None):
                 continue
             v4, v6 = p[path].get("ipv4", {}), p[path].get("ipv6", {})
 
-            def cell(d):
-                if "router_work_ns" not in d:
-                    return "—"
-                return "%.0f (%.0f)" % (d["router_work_ns"], d["router_work_insns"])
             ratio = "—"
             if path != "ceiling" and v4.get("router_work_ns") and v6.get("router_work_ns"):
                 ratio = "%.2f" % (v6["router_work_ns"] / v4["router_work_ns"])
             lines.append("| %s%s | %s | %s | %s | %s | %s |" % (
                 PATHS[path], tag, fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
-                "0 (ceiling)" if path == "ceiling" else cell(v4),
-                "0 (ceiling)" if path == "ceiling" else cell(v6), ratio))
+                "0 (ceiling)" if path == "ceiling" else work_cell(v4),
+                "0 (ceiling)" if path == "ceiling" else work_cell(v6), ratio))
         reruns = ["%s IPv%s %d" % (path, fam[3:], d["slab_reruns"])
                   for path in ORDER for fam, d in sorted(p.get(path, {}).items()) if d.get("slab_reruns")]
         kept = ["%s IPv%s %d" % (path, fam[3:], d["slab_kept"])
@@ -661,16 +664,12 @@ def summary(report):
             continue
         v4, v6 = p[path].get("ipv4", {}), p[path].get("ipv6", {})
 
-        def cell(d):
-            if "router_work_ns" not in d:
-                return "—"
-            return "%.0f (%.0f)" % (d["router_work_ns"], d["router_work_insns"])
         f = ft.get(path, {})
         ratio = "—" if path == "fasttrack" else "%s / %s" % (
             fmt(f.get("ipv4"), "%.2f"), fmt(f.get("ipv6"), "%.2f"))
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
             PATHS[path], fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
-            cell(v4), cell(v6), ratio))
+            work_cell(v4), work_cell(v6), ratio))
     lines.append("\nThe chart: router work per packet (log scale) and forwarding rate of every path "
                  "of the record, IPv4 beside IPv6.")
     return "\n".join(lines) + "\n"

@@ -55,6 +55,18 @@
 
 #include "fasttrack.h"
 
+/* What a test wrote to a hook, NUL-terminated in @buf of @size bytes. */
+static int ft_test_input(char *buf, size_t size, const char __user *ubuf,
+			 size_t len)
+{
+	if (len >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	return 0;
+}
+
 static struct dentry *ft_debugfs;
 static bool ft_fresh_hold;
 
@@ -122,12 +134,11 @@ static ssize_t ft_stall_write(struct file *file, const char __user *ubuf,
 {
 	unsigned int port, ms = 0;
 	char buf[24];
+	int err;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	err = ft_test_input(buf, sizeof(buf), ubuf, len);
+	if (err)
+		return err;
 	if (sscanf(buf, "%u %u", &port, &ms) < 1 || !port ||
 	    port > U16_MAX || ms > 5000)
 		return -EINVAL;
@@ -164,13 +175,12 @@ static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
 	unsigned long long packets, bytes;
 	struct ft_flow *flow;
 	char buf[80];
+	int err;
 	u32 id;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	err = ft_test_input(buf, sizeof(buf), ubuf, len);
+	if (err)
+		return err;
 	if (sscanf(buf, "%u %llu %llu", &id, &packets, &bytes) != 3)
 		return -EINVAL;
 
@@ -247,11 +257,9 @@ static ssize_t ft_acct_race_write(struct file *file, const char __user *ubuf,
 	ssize_t ret;
 	u32 id;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	ret = ft_test_input(buf, sizeof(buf), ubuf, len);
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%u %lu", &id, &n) != 2 || n > 100000000)
 		return -EINVAL;
 	r = kzalloc(struct_size(r, tasks, nr_cpu_ids), GFP_KERNEL);
@@ -426,11 +434,9 @@ static ssize_t ft_hw_mark_write(struct file *file, const char __user *ubuf,
 
 	if (!IS_ENABLED(CONFIG_NET_SWITCHDEV))
 		return -EOPNOTSUPP;
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	err = ft_test_input(buf, sizeof(buf), ubuf, len);
+	if (err)
+		return err;
 	rtnl_lock();
 	ft_hw_mark_stop();
 	if (buf[0] != '-') {

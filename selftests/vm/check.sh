@@ -245,21 +245,22 @@ kernel_job() {
 		echo $((SECONDS - start)) >"$dir/seconds"
 		FT_TAG=$word log "guest finished after $((SECONDS - start)) s"
 	fi
-	if smp_boot "$word"; then
-		start=$SECONDS rc=0
-		FT_TAG=$word-smp log "booting with 2 vCPUs: $smp_tests"
-		bash "$VM_DIR/boot.sh" "$word" "$smp" --tests "${smp_tests// /,}" --smp </dev/null || rc=$?
-		echo "$rc" >"$smp/rc"
-		echo $((SECONDS - start)) >"$smp/seconds"
-		FT_TAG=$word-smp log "guest finished after $((SECONDS - start)) s"
-	fi
-	mttcg_boot "$word" || return 0
-	start=$SECONDS rc=0
-	FT_TAG=$word-mttcg log "booting with 2 vCPUs, multi-threaded TCG: $mttcg_tests"
-	bash "$VM_DIR/boot.sh" "$word" "$mttcg" --tests "${mttcg_tests// /,}" --mttcg </dev/null || rc=$?
-	echo "$rc" >"$mttcg/rc"
-	echo $((SECONDS - start)) >"$mttcg/seconds"
-	FT_TAG=$word-mttcg log "guest finished after $((SECONDS - start)) s"
+	! smp_boot "$word" ||
+		cpus_boot "$word" smp "$smp_tests" --smp "2 vCPUs"
+	! mttcg_boot "$word" ||
+		cpus_boot "$word" mttcg "$mttcg_tests" --mttcg "2 vCPUs, multi-threaded TCG"
+}
+
+# cpus_boot WORD KIND TESTS OPTION TEXT: boot WORD with boot.sh OPTION to
+# run TESTS in $OUT/run/WORD-KIND, telling TEXT.
+cpus_boot() {
+	local dir=$OUT/run/$1-$2 start=$SECONDS rc=0
+
+	FT_TAG=$1-$2 log "booting with $5: $3"
+	bash "$VM_DIR/boot.sh" "$1" "$dir" --tests "${3// /,}" "$4" </dev/null || rc=$?
+	echo "$rc" >"$dir/rc"
+	echo $((SECONDS - start)) >"$dir/seconds"
+	FT_TAG=$1-$2 log "guest finished after $((SECONDS - start)) s"
 }
 
 runs=''
