@@ -15,10 +15,11 @@ is what keeps them honest:
  3. every policy table it generates reads the same in kmod/nl_policy.c, and
     every range the same values;
  4. each command has the same doit/dumpit, policy, maxattr and admin flag
-    in kmod/netlink.c; a request the spec gives no attributes is checked
-    against the reject-all policy.
+    in kmod/nl_family.c (handlers in netlink.c, nl_*.c); a request the
+    spec gives no attributes is checked against the reject-all policy.
 Prints "ok N - ..." / "not ok N - ..." lines and exits 1 on any mismatch.
 """
+import glob
 import os
 import re
 import shutil
@@ -149,14 +150,17 @@ def ops(text, table):
 
 
 def function_body(text, name):
-    m = re.search(r'^static int ' + name + r'\(.*?\n\{(.*?)\n\}', text,
+    m = re.search(r'^(?:static )?int ' + name + r'\(.*?\n\{(.*?)\n\}', text,
                   re.S | re.M)
     return m.group(1) if m else ''
 
 
 def check_ops(repo, generated):
-    with open(os.path.join(repo, 'kmod/netlink.c')) as f:
-        ours_text = f.read()
+    ours_text = ''
+    for name in sorted(glob.glob(os.path.join(repo, 'kmod', 'nl*.c')) +
+                       [os.path.join(repo, 'kmod', 'netlink.c')]):
+        with open(name) as f:
+            ours_text += f.read()
     ours = {}
     for e in ops(ours_text, 'ft_genl_ops'):
         ours[e.get('cmd')] = e
