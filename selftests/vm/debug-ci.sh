@@ -119,7 +119,8 @@ pack() {
 # SMP_TESTS' guests first.
 plan() {
 	local smp_list t m k normal=() smp=() out ws wn
-	smp_list=$(sed -n 's/^SMP_TESTS="\(.*\)"$/\1/p' "$VM_DIR/check.sh")
+	# check.sh's race tests (MTTCG_TESTS) need two vCPUs as well.
+	smp_list=$(sed -n 's/^\(SMP\|MTTCG\)_TESTS="\(.*\)"$/\2/p' "$VM_DIR/check.sh" | xargs)
 	[ -n "$smp_list" ] || die "no SMP_TESTS in check.sh"
 	for t in "${tests[@]}"; do
 		if [[ " $smp_list " == *" $t "* ]]; then smp+=("$t"); else normal+=("$t"); fi
