@@ -657,8 +657,8 @@ def summary(report):
              "router's own:\n" % (word, res["kernel"], report.get("command"), report.get("date"),
                                     s.get("count"), s.get("ppsreps", s.get("reps")))]
     lines.append("| path | IPv4 kpps | IPv6 kpps | IPv4 work ns (insns) | IPv6 work ns (insns) "
-                 "| fasttrack's work / this path's, IPv4 / IPv6 |")
-    lines.append("|---|---:|---:|---:|---:|---:|")
+                 "| IPv6/IPv4 work | fasttrack's work / this path's, IPv4 / IPv6 |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|")
     for path in SUMMARY_PATHS:
         if path not in p:
             continue
@@ -667,9 +667,12 @@ def summary(report):
         f = ft.get(path, {})
         ratio = "—" if path == "fasttrack" else "%s / %s" % (
             fmt(f.get("ipv4"), "%.2f"), fmt(f.get("ipv6"), "%.2f"))
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+        fam = "—"
+        if v4.get("router_work_ns") and v6.get("router_work_ns"):
+            fam = "%.2f" % (v6["router_work_ns"] / v4["router_work_ns"])
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             PATHS[path], fmt(v4.get("pps_median", 0) / 1e3), fmt(v6.get("pps_median", 0) / 1e3),
-            work_cell(v4), work_cell(v6), ratio))
+            work_cell(v4), work_cell(v6), fam, ratio))
     lines.append("\nThe chart: router work per packet (log scale) and forwarding rate of every path "
                  "of the record, IPv4 beside IPv6.")
     return "\n".join(lines) + "\n"
