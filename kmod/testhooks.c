@@ -168,12 +168,32 @@ static const struct file_operations ft_stall_fops = {
 	.llseek	= default_llseek,
 };
 
+/*
+ * Count @packets and @bytes @times for live flow @id of @fn, as the fast
+ * path counts (RCU, BH off); false if there is no such flow.
+ */
+static bool ft_test_acct(struct ft_net *fn, u32 id, u64 packets, u64 bytes,
+			 unsigned long times)
+{
+	struct ft_flow *flow;
+	bool live;
+
+	rcu_read_lock();
+	local_bh_disable();
+	flow = xa_load(&fn->flow_ids, id);
+	live = flow && ft_flow_live(flow);
+	while (live && times--)
+		ft_flow_acct_add(flow, packets, bytes);
+	local_bh_enable();
+	rcu_read_unlock();
+	return live;
+}
+
 static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
 	struct ft_net *fn = ft_net(current->nsproxy->net_ns);
 	unsigned long long packets, bytes;
-	struct ft_flow *flow;
 	char buf[80];
 	int err;
 	u32 id;
@@ -184,15 +204,7 @@ static ssize_t ft_acct_add_write(struct file *file, const char __user *ubuf,
 	if (sscanf(buf, "%u %llu %llu", &id, &packets, &bytes) != 3)
 		return -EINVAL;
 
-	rcu_read_lock();
-	flow = xa_load(&fn->flow_ids, id);
-	if (flow && ft_flow_live(flow)) {
-		local_bh_disable();
-		ft_flow_acct_add(flow, packets, bytes);
-		local_bh_enable();
-	}
-	rcu_read_unlock();
-	return flow ? len : -ENOENT;
+	return ft_test_acct(fn, id, packets, bytes, 1) ? len : -ENOENT;
 }
 
 static const struct file_operations ft_acct_add_fops = {
@@ -217,28 +229,15 @@ struct ft_race {
 static int ft_race_thread(void *data)
 {
 	struct ft_race *r = data;
-	unsigned long i, j, batch;
-	struct ft_flow *flow;
+	unsigned long i, batch;
 
 	/* All at once: a thread that starts late races nobody. */
 	wait_for_completion(&r->start);
 	for (i = 0; i < r->n; i += batch) {
 		batch = min(r->n - i, 256UL);
-		/*
-		 * RCU and BH off, as in the fast path's softirq; the lookup
-		 * once per batch, so that the adds, which race, fill the time.
-		 */
-		rcu_read_lock();
-		local_bh_disable();
-		flow = xa_load(&r->fn->flow_ids, r->id);
-		if (flow && ft_flow_live(flow)) {
-			for (j = 0; j < batch; j++)
-				ft_flow_acct_add(flow, 1, 1);
-		} else {
+		/* One lookup per batch: the adds, which race, fill the time. */
+		if (!ft_test_acct(r->fn, r->id, 1, 1, batch))
 			atomic_inc(&r->missed);
-		}
-		local_bh_enable();
-		rcu_read_unlock();
 		cond_resched();
 	}
 	if (atomic_dec_and_test(&r->left))
