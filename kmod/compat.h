@@ -52,6 +52,17 @@ static inline void ft_vlan_count_tx(struct vlan_pcpu_stats *s,
 	u64_stats_update_end(&s->syncp);
 }
 
+/*
+ * Packet taps on a device, in an RCU read section the caller holds: newer
+ * kernels' dev_nit_active() takes one of its own, two calls under
+ * PREEMPT_RCU, for each device a forwarded packet leaves through.
+ */
+#ifdef FT_HAVE_DEV_NIT_ACTIVE_RCU
+#define ft_dev_nit_active(dev)	dev_nit_active_rcu(dev)
+#else
+#define ft_dev_nit_active(dev)	dev_nit_active(dev)
+#endif
+
 /* ip6_forward()'s MTU: ip6_dst_mtu_forward() became a variant of this. */
 #ifdef FT_HAVE_IP6_DST_MTU_MAYBE_FORWARD
 #define ft_ip6_dst_mtu_forward(dst)	ip6_dst_mtu_maybe_forward(dst, true)

@@ -232,7 +232,7 @@ static bool ft_dev_xmit_hooked(struct net_device *dev)
 	/* noqueue is the qdisc without an enqueue operation */
 	if (rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue)
 		return true;
-	if (dev_nit_active(dev))
+	if (ft_dev_nit_active(dev))
 		return true;
 #ifdef FT_HAVE_TCX_EGRESS
 	if (rcu_access_pointer(dev->tcx_egress))

@@ -506,8 +506,23 @@ static inline bool ft_ct_skip_marked(const struct ft_net *fn,
 #endif
 }
 
-/* stats.c */
-void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val);
+/*
+ * stats.c: per-CPU counters. Writers run with BH disabled (softirq, or a
+ * process context caller that disabled it), so a CPU's counters have one
+ * writer. In line: the fast path counts every packet it forwards, and a
+ * call costs about as much as the add.
+ */
+static inline void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val)
+{
+	struct ft_stats_pcpu *s;
+
+	lockdep_assert_in_softirq();
+	s = this_cpu_ptr(fn->stats);
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(&s->cnt[stat], val);
+	u64_stats_update_end(&s->syncp);
+}
+
 static inline void ft_stat_inc(struct ft_net *fn, enum ft_stat stat)
 {
 	ft_stat_add(fn, stat, 1);

@@ -1,20 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Per-CPU counters. Writers run with BH disabled (softirq, or a process
- * context caller that disabled it), so a CPU's counters have one writer.
- */
+/* Reading the per-CPU counters; fasttrack.h adds to them. */
 #include "fasttrack.h"
-
-void ft_stat_add(struct ft_net *fn, enum ft_stat stat, u64 val)
-{
-	struct ft_stats_pcpu *s;
-
-	lockdep_assert_in_softirq();
-	s = this_cpu_ptr(fn->stats);
-	u64_stats_update_begin(&s->syncp);
-	u64_stats_add(&s->cnt[stat], val);
-	u64_stats_update_end(&s->syncp);
-}
 
 void ft_stats_read_cpu(struct ft_net *fn, int cpu, u64 *out)
 {
