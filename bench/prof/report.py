@@ -73,12 +73,13 @@ KSTAGE = {
     "ipv4_dst_check": "valid:dst",
     "__rcu_read_lock": "rcu (any)", "__rcu_read_unlock": "rcu (any)",
     "ft_stat_add": "count",
+    "dev_nit_active": "xmit", "dev_nit_active_rcu": "xmit",
     "__pskb_pull_tail": "parse", "pskb_expand_head": "cow",
 }
 # Of these, the stage has only the calls from fasttrack.ko: the harness
 # calls them too (skb_vlan_untag() copies the header of pktgen's shared
-# frame, on every path).
-KCALLED = {"__pskb_pull_tail", "pskb_expand_head"}
+# frame, on every path; the kernel's transmit asks for taps).
+KCALLED = {"__pskb_pull_tail", "pskb_expand_head", "dev_nit_active", "dev_nit_active_rcu"}
 
 
 def ko_calls():
