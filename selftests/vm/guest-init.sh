@@ -77,6 +77,10 @@ hold_keys() {
 	EOF
 	nft add chain netdev ft_hold eg \
 		'{ type filter hook egress device lo priority 0; }' 2>/dev/null || true
+	# crng_is_ready, flipped once the crng is seeded (Oops: int3 in
+	# crng_make_state, from fork): reading /dev/random waits for that,
+	# seeding it from timer jitter.
+	head -c 1 /dev/random >/dev/null
 }
 if [ -n "$hold" ]; then
 	hold_keys || echo "init: holding the static keys failed" >&2

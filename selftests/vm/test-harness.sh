@@ -193,7 +193,7 @@ run() {
 	local name=$1 script=$2 rc=0
 	shift 2
 	mkdir -p "$T/$name"
-	FT_CACHE=$T/$name SMP=0 FT_DEB_KERNELS='' YNL_KERNELS='' SOAK_SECONDS=1 \
+	FT_CACHE=$T/$name SMP=${SMP:-0} FT_DEB_KERNELS='' YNL_KERNELS='' SOAK_SECONDS=1 \
 		bash "$R/selftests/vm/$script" "$@" >"$T/$name.out" 2>&1 </dev/null || rc=$?
 	echo "$rc" >"$T/$name.rc"
 }
@@ -236,6 +236,26 @@ check "check.sh --matrix: the shards differ" \
 check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "16 passed, 0 failed"
 run full check.sh --kernels "5.10 6.1"
 check "check.sh without --matrix: every test on every kernel" test "$(sed -n 's/^\[\([0-9.]*\)\]  ok      beta$/\1/p' "$T/full.out" | xargs)" = "5.10 6.1"
+# The boots with two vCPUs: a race test runs on every kernel, in the
+# multi-threaded boot where there is one and in no other boot there.
+STUB_TESTS="module_load alpha fastpath_table_resize fastpath_close_race" SMP=1 \
+	run cpus check.sh --matrix --kernels "5.10 6.1 6.12 7.2"
+check "check.sh, 2 vCPUs: passes" rc_is cpus 0
+# runs TEST: the runs of TEST, in order.
+runs() { sed -n "s/^\[\([0-9a-z.-]*\)\]  ok      $1\$/\1/p" "$T/cpus.out" | xargs; }
+check "check.sh, 2 vCPUs: a resize in the 2-vCPU boot, multi-threaded on 6.12" \
+	test "$(runs fastpath_table_resize)" = "5.10-smp 6.1-smp 6.12-mttcg 7.2-smp"
+check "check.sh, 2 vCPUs: ... the close race too" \
+	test "$(runs fastpath_close_race)" = "5.10-smp 6.1-smp 6.12-mttcg 7.2-smp"
+check "check.sh, 2 vCPUs: module_load in both single-threaded boots" \
+	test "$(runs module_load | wc -w)" = 8
+STUB_TESTS="module_load fastpath_table_resize" SMP=1 \
+	run cpus1 check.sh --kernels 6.12 --test fastpath_table_resize
+check "check.sh, 2 vCPUs: one race test on 6.12 boots only the multi-threaded guest" \
+	test "$(sed -n 's/^\[\([0-9a-z.-]*\)\]  ok      fastpath_table_resize$/\1/p' "$T/cpus1.out" | xargs)" = 6.12-mttcg
+STUB_TESTS="module_load fastpath_table_resize" run cpus0 check.sh --kernels 6.12
+check "check.sh, SMP=0: the resize runs on one vCPU then" \
+	has "$T/cpus0.out" "[6.12]  ok      fastpath_table_resize"
 
 # A splat, a kmemleak report: the tests passed, the run fails.
 STUB_CONSOLE="[ 64.3] WARNING: CPU: 0 PID: 13 at kmod/table.c:1 stub+0x1/0x2 [fasttrack]" \
