@@ -39,7 +39,7 @@ if [ -w "$kmemleak" ]; then
 	echo clear >"$kmemleak"
 fi
 
-mode=test tests= tty=ttyS0 ktap=ttyS1 hold=
+mode=test tests='' tty=ttyS0 ktap=ttyS1 hold=''
 # boot.sh puts the selected tests in /ft-tests (ft.tests= also works).
 [ ! -f /ft-tests ] || tests=$(tr '\n' ' ' </ft-tests)
 for arg in $(cat /proc/cmdline); do
