@@ -35,6 +35,9 @@
  *       one CPU (alternatives_smp_unlock()) before a lockable
  *       read-modify-write of memory; u: those last ones alone;
  *   n:  instructions;
+ *   m:  the model's L1d misses ("l1d") and L2 misses ("l2", data and
+ *       code), which with many flows tell a packet's own misses (the
+ *       median) from background work's (a GC pass: the mean);
  * for the whole guest ("all"), for instructions in the module area
  * (modlo <= PC < modhi: x86-64's MODULES_VADDR..MODULES_END without KASLR,
  * "mod"), and per module: mods=FILE lists "name 0xADDR size" (the guest's
@@ -50,7 +53,8 @@
  * w or rw, its accesses, and the first instruction in the module area that
  * touched it, or 0), to name what a path touches.
  * d: and a: are per module, i: and n: for "all" and "mod" only. OUT.N.pkt:
- * a header line of column names ("d:all d:mod d:NAME... i:all ..."), then
+ * a header line of column names ("d:all d:mod d:NAME... i:all ...
+ * m:l1d m:l2"), then
  * one line per packet; the first line (window open to first packet) and
  * the last (to window close) are partial.
  *
@@ -115,7 +119,7 @@ static uint32_t stamp = 1;
  * mod); atomics and UP-patched atomics (all, mod, per module);
  * instructions (all, mod). */
 static struct lineset *dset, iset[2];
-static uint32_t *acnt, *ucnt, ncnt[2];
+static uint32_t *acnt, *ucnt, ncnt[2], mcnt[2];
 static int ncol;
 static GArray *rows;
 
@@ -286,7 +290,7 @@ static void pkt_init(void)
 	lineset_init(&iset[1], 1024);
 	acnt = g_new0(uint32_t, NPER);
 	ucnt = g_new0(uint32_t, NPER);
-	ncol = 3 * NPER + 4;
+	ncol = 3 * NPER + 6;
 	rows = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	insn_infos = g_hash_table_new(g_int64_hash, g_int64_equal);
 	dump_lines = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
@@ -308,9 +312,11 @@ static void pkt_row(void)
 	g_array_append_vals(rows, acnt, NPER);
 	g_array_append_vals(rows, ucnt, NPER);
 	g_array_append_vals(rows, ncnt, 2);
+	g_array_append_vals(rows, mcnt, 2);
 	memset(acnt, 0, NPER * sizeof(*acnt));
 	memset(ucnt, 0, NPER * sizeof(*ucnt));
 	memset(ncnt, 0, sizeof(ncnt));
+	memset(mcnt, 0, sizeof(mcnt));
 	stamp++;
 	if (dumping) {
 		char path[4096];
@@ -336,9 +342,9 @@ static void pkt_write(const char *path)
 		if (k == 0)
 			fprintf(f, "i:all i:mod ");
 	}
-	fprintf(f, "n:all n:mod\n");
+	fprintf(f, "n:all n:mod m:l1d m:l2\n");
 	for (r = 0; r + ncol <= rows->len; r += ncol) {
-		/* stored as d, i, a, u, n: the header's order */
+		/* stored as d, i, a, u, n, m: the header's order */
 		for (i = 0; i < ncol; i++)
 			fprintf(f, "%u%c", g_array_index(rows, uint32_t, r + i),
 				i == ncol - 1 ? '\n' : ' ');
@@ -391,8 +397,13 @@ static bool cache_access(struct cache *c, uint64_t addr)
 static void count(int what)
 {
 	total[what]++;
-	if (counting)
-		win[what]++;
+	if (!counting)
+		return;
+	win[what]++;
+	if (what == L1D_M)
+		mcnt[0]++;
+	else if (what == L2_M)
+		mcnt[1]++;
 }
 
 static void model_access(struct cache *l1, int a, uint64_t addr)

@@ -137,8 +137,9 @@ PKT_COLS = (("d:all", "data lines"), ("d:mod", "data lines, modules"),
             ("d:own", "data lines, path's module"), ("i:all", "code lines"),
             ("i:mod", "code lines, modules"), ("a:all", "atomics"),
             ("a:mod", "atomics, modules"), ("a:own", "atomics, path's module"),
-            ("n:all", "insns"), ("n:mod", "insns, modules"))
-ADDS = ("d:all", "d:mod", "a:all", "a:mod", "n:all")
+            ("n:all", "insns"), ("n:mod", "insns, modules"),
+            ("m:l1d", "L1d misses"), ("m:l2", "L2 misses"))
+ADDS = ("d:all", "d:mod", "a:all", "a:mod", "n:all", "m:l1d", "m:l2")
 
 
 def pkt_table(dirs):
@@ -152,6 +153,9 @@ def pkt_table(dirs):
                 per[(b, r["path"], r["fam"], r["flows"])] = pkt_stats(d, r)
     if not per:
         return
+    # Windows from before the plugin counted misses per packet have no m:.
+    cols = [c for c in PKT_COLS if all(c[0] in st for st in per.values())]
+    adds = [a for a in ADDS if all(a in st for st in per.values())]
     print("\nPer packet, no cache model: what a packet touches, counted from the "
           "start of one pktgen frame (mod_cur_headers()) to the next; median over "
           "the window's packets (mean). Data lines: distinct 64-byte lines read or "
@@ -159,25 +163,26 @@ def pkt_table(dirs):
           "instructions, xchg with memory, and LOCK_PREFIX sites patched to DS on "
           "one CPU; modules: instructions in the module area; path's module: "
           "fasttrack.ko, or nf_flow_table, nf_flow_table_inet and "
-          "nft_flow_offload.\n")
+          "nft_flow_offload; L1d and L2 misses: the cache model's, which with many "
+          "flows tell a packet's own (median) from background work's (mean).\n")
     print("| boot | path | family | flows | packets | starts/frame | "
-          + " | ".join(c[1] for c in PKT_COLS) + " |")
-    print("|---:|---|---|---:|---:|---:|" + "---:|" * len(PKT_COLS))
+          + " | ".join(c[1] for c in cols) + " |")
+    print("|---:|---|---|---:|---:|---:|" + "---:|" * len(cols))
     for k in sorted(per, key=lambda k: (k[0], int(k[3]), list(PATHS).index(k[1]), k[2])):
         st = per[k]
-        cells = ["%g (%.2f)" % (st[c], st["mean " + c]) for c, _ in PKT_COLS]
+        cells = ["%g (%.2f)" % (st[c], st["mean " + c]) for c, _ in cols]
         print("| %d | %s | IPv%s | %s | %d | %.4f | %s |" % (
             k[0] + 1, PATHS[k[1]], k[2], k[3], st["pkts"], st["starts"], " | ".join(cells)))
     print("\nAdds over the L2 turnaround of the same boot and family (medians; means "
           "in brackets):\n")
-    print("| boot | path | family | flows | " + " | ".join(ADDS) + " |")
-    print("|---:|---|---|---:|" + "---:|" * len(ADDS))
+    print("| boot | path | family | flows | " + " | ".join(adds) + " |")
+    print("|---:|---|---|---:|" + "---:|" * len(adds))
     for k in sorted(per, key=lambda k: (k[0], int(k[3]), list(PATHS).index(k[1]), k[2])):
         c = per.get((k[0], "ceiling", k[2], k[3]))
         if k[1] == "ceiling" or not c:
             continue
         st = per[k]
-        cells = ["%+g (%+.2f)" % (st[a] - c[a], st["mean " + a] - c["mean " + a]) for a in ADDS]
+        cells = ["%+g (%+.2f)" % (st[a] - c[a], st["mean " + a] - c["mean " + a]) for a in adds]
         print("| %d | %s | IPv%s | %s | %s |" % (k[0] + 1, PATHS[k[1]], k[2], k[3], " | ".join(cells)))
     print("\nModule area by module (medians per packet: data lines / atomics, "
           "of which on a DS-patched LOCK site; modules with neither left out):\n")
