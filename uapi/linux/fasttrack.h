@@ -95,6 +95,16 @@
  *                                        handed to the stack, by reason:
  *                                        the FASTTRACK_A_STAT_PUNT_* u64
  *                                        counters of FASTTRACK_A_STATS
+ *       FASTTRACK_A_DEVFAM_XDP_PACKETS u64 of PACKETS, those the XDP tier
+ *                                        forwarded (fasttrack_xdp.h)
+ *       FASTTRACK_A_DEVFAM_XDP_BYTES  u64 their bytes
+ *     FASTTRACK_A_DEV_XDP_BLOCKED u32 enum fasttrack_xdp_blocked bits:
+ *                                 what is attached to the device or to
+ *                                 the real device under it that the XDP
+ *                                 tier would bypass, so that it passes
+ *                                 the device's packets up to the skb tier
+ *                                 (present only where the module has the
+ *                                 XDP tier)
  *     Both family nests are always present.
  *   Errors (doit): ENODEV no such device; ENOENT device is not enabled.
  *
@@ -250,6 +260,7 @@ enum fasttrack_attrs {
 	FASTTRACK_A_FLOW,
 	FASTTRACK_A_CPU,
 	FASTTRACK_A_MATCH,
+	FASTTRACK_A_DEV_XDP_BLOCKED,
 
 	__FASTTRACK_A_LAST
 };
@@ -263,11 +274,37 @@ enum fasttrack_dev_family_attrs {
 	FASTTRACK_A_DEVFAM_PACKETS,
 	FASTTRACK_A_DEVFAM_BYTES,
 	FASTTRACK_A_DEVFAM_PUNTED,
+	FASTTRACK_A_DEVFAM_XDP_PACKETS,
+	FASTTRACK_A_DEVFAM_XDP_BYTES,
 
 	__FASTTRACK_A_DEVFAM_LAST
 };
 
 #define FASTTRACK_A_DEVFAM_MAX (__FASTTRACK_A_DEVFAM_LAST - 1)
+
+/*
+ * FASTTRACK_A_DEV_XDP_BLOCKED: what the XDP tier would bypass, on the
+ * device a frame arrives on (the real device, or a VLAN device on it).
+ * The tier checks the same on the egress devices of each packet.
+ */
+enum fasttrack_xdp_blocked {
+	FASTTRACK_XDP_BLOCKED_TAP		= 1 << 0, /* AF_PACKET, tcpdump */
+	FASTTRACK_XDP_BLOCKED_TC		= 1 << 1, /* tc/tcx ingress or egress */
+	FASTTRACK_XDP_BLOCKED_NETFILTER	= 1 << 2, /* other netdev chains */
+	FASTTRACK_XDP_BLOCKED_QDISC		= 1 << 3, /* a qdisc other than
+							   * the default
+							   */
+	FASTTRACK_XDP_BLOCKED_XFRM		= 1 << 4, /* IPsec in the netns */
+	FASTTRACK_XDP_BLOCKED_QOS_MAP		= 1 << 5, /* VLAN egress priority map */
+	FASTTRACK_XDP_BLOCKED_NETPOLL		= 1 << 6, /* netconsole */
+	FASTTRACK_XDP_BLOCKED_PORT		= 1 << 7, /* bridge/bond port,
+							   * macvlan lower
+							   */
+	FASTTRACK_XDP_BLOCKED_STACKED		= 1 << 8, /* VLAN on a VLAN, or
+							   * a device XDP
+							   * does not reach
+							   */
+};
 
 /*
  * Global statistics, each a u64 in FASTTRACK_A_STATS.
@@ -323,6 +360,10 @@ enum fasttrack_stats_attrs {
 	FASTTRACK_A_STAT_NOLEARN_MANGLED, /* the ruleset rewrote an IP
 					   * header field (not DSCP)
 					   */
+	FASTTRACK_A_STAT_XDP_BYPASSED,	/* XDP tier passed a cached flow's
+					 * packet up: something it would
+					 * bypass is attached
+					 */
 
 	__FASTTRACK_A_STAT_LAST
 };
