@@ -663,10 +663,12 @@ fasttrack module $ver" -V
 fi
 
 # Bash completion of the commands and their keywords. An ftctl in PATH
-# that has vlan22 and vlan2222 enabled, for the devices "disable" offers.
+# that has vlan22 and vlan2222 enabled, for the devices "disable" offers,
+# and the XDP tier on trunk0, for "xdp off".
 comp=$(dirname "$0")/completion/ftctl
 fakebin=$(mktemp -d)
-printf '#!/bin/sh\nprintf "vlan22\\t5\\nvlan2222\\t6\\n"\n' >"$fakebin/ftctl"
+# shellcheck disable=SC2016 # the fake ftctl's own $1
+printf '#!/bin/sh\nif [ "$1" = xdp ]; then echo "trunk0 (ifindex 2): xdp"; exit; fi\nprintf "vlan22\\t5\\nvlan2222\\t6\\n"\n' >"$fakebin/ftctl"
 chmod +x "$fakebin/ftctl"
 if command -v bash >/dev/null; then
 	for c in "ftctl fl|flows flush" "ftctl flows |dump dev ipv4 ipv6 src dst addr sport dport port proto" \
@@ -678,7 +680,8 @@ if command -v bash >/dev/null; then
 		"ftctl top vlan22 |vlan2222" "ftctl show -r 2 |vlan22 vlan2222" \
 		"ftctl flows proto |tcp udp" "ftctl flows dev |vlan22 vlan2222" \
 		"ftctl flush dev vlan22 |ipv4 ipv6" "ftctl sa|save" "ftctl -b /nonexistent/|" \
-		"ftctl flows port 53 proto tcp |dump dev ipv4 ipv6 src dst addr sport dport"; do
+		"ftctl flows port 53 proto tcp |dump dev ipv4 ipv6 src dst addr sport dport" \
+		"ftctl xd|xdp" "ftctl xdp |on off show" "ftctl xdp off |all trunk0" "ftctl xdp off trunk0 |"; do
 		n=$((n + 1))
 		words=${c%%|*} want=${c#*|}
 		got=$(PATH="$fakebin:$PATH" bash -c '. "$1"; read -ra COMP_WORDS <<<"$2"; [[ $2 == *" " ]] && COMP_WORDS+=("");
@@ -699,7 +702,8 @@ if command -v zsh >/dev/null; then
 	for c in "disable vlan22 ipv4 |[ipv6]" "disable |[compadd all] [vlan22 vlan2222]" \
 		"enable lo ipv6 |[ipv4]" "flows proto |[compadd tcp udp]" \
 		"flows port 53 dump |[dev ipv4 ipv6 src dst addr sport dport proto]" \
-		"top vlan22 |[vlan22 vlan2222]" "set max-flows 1 |[tcp-timeout udp-timeout skip-mark skip-mask]"; do
+		"top vlan22 |[vlan22 vlan2222]" "set max-flows 1 |[tcp-timeout udp-timeout skip-mark skip-mask]" \
+		"xdp |[compadd on off show]" "xdp off |[compadd all] [trunk0]"; do
 		n=$((n + 1))
 		words=${c%%|*} want=${c#*|}
 		got=$(PATH="$fakebin:$PATH" zsh -c 'compadd() { print -rn -- "[compadd ${@:#-*}] "; }
