@@ -151,8 +151,9 @@ static const struct ft_cmd commands[] = {
 	  "in native (driver) mode only, and pins it under /sys/fs/bpf/fasttrack\n"
 	  "so that it stays after ftctl exits. Another XDP program on DEV is\n"
 	  "never replaced. \"off\" detaches it; \"off all\" detaches it from\n"
-	  "every device of this network namespace (needed before rmmod\n"
-	  "fasttrack: the program holds the module). \"show\" lists where it\n"
+	  "every device of this network namespace, and what namespaces\n"
+	  "deleted with it attached left (needed before rmmod fasttrack: the\n"
+	  "program holds the module). \"show\" lists where it\n"
 	  "is on. It needs a kernel and a fasttrack module with BTF (Linux\n"
 	  "5.18 or later); \"on\" says what is missing. -v shows libbpf's log.\n",
 	  NEEDS_XDP, false },

@@ -629,6 +629,58 @@ static void collect(uint32_t ifindex, const char *ifname, void *data)
 	snprintf(p->ifname, sizeof(p->ifname), "%s", ifname);
 }
 
+/*
+ * The pins of other namespaces whose device went (with its namespace):
+ * the link is detached, but it still holds the program, and the program
+ * the module. Their namespace cannot remove them any more; any can.
+ */
+static void sweep_gone(const char *ours)
+{
+#ifdef FTCTL_XDP
+	char top[PATH_MAX / 2], dir[PATH_MAX - NAME_MAX - 2], path[PATH_MAX];
+	char ifname[IFNAMSIZ];
+	struct dirent *ns, *de;
+	const char *root;
+	uint32_t ifindex;
+	DIR *t, *d;
+	int fd;
+
+	if (bpffs_root(&root, false))
+		return;
+	snprintf(top, sizeof(top), "%s/" PIN_SUBDIR, root);
+	t = opendir(top);
+	if (!t)
+		return;
+	while ((ns = readdir(t))) {
+		if (strncmp(ns->d_name, "net-", 4))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", top, ns->d_name);
+		if (!strcmp(dir, ours))
+			continue;
+		d = opendir(dir);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			if (!parse_pin(de->d_name, &ifindex, ifname))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			fd = bpf_obj_get(path);
+			if (fd < 0)
+				continue;
+			if (!link_ifindex(fd) && !unlink(path))
+				printf("xdp off %s (gone, with its network namespace)\n",
+				       ifname);
+			close(fd);
+		}
+		closedir(d);
+		rmdir(dir);	/* if that emptied it */
+	}
+	closedir(t);
+#else
+	(void)ours;
+#endif
+}
+
 int ft_xdp_off_all(struct ftctl *ft)
 {
 	char dir[PATH_MAX - NAME_MAX - 2], now[IFNAMSIZ];
@@ -663,5 +715,6 @@ int ft_xdp_off_all(struct ftctl *ft)
 		       now : p->ifname);
 	}
 	free(a.pins);
+	sweep_gone(err ? "" : dir);
 	return ret;
 }
