@@ -267,7 +267,8 @@ dkms-remove:
 # tree (debian/ is the source package) into DEB_OUT, then lintian. The
 # build dependencies of debian/control are installed with apt if missing.
 DEB_OUT ?= $(CURDIR)/dist
-DEB_BUILD_DEPS = debhelper dh-dkms dpkg-dev fakeroot gcc make libc6-dev libmnl-dev pkg-config lintian
+DEB_BUILD_DEPS = debhelper dh-dkms dpkg-dev fakeroot gcc make libc6-dev libmnl-dev pkg-config lintian \
+	clang llvm libbpf-dev bpftool
 LINTIAN ?= 1
 deb:
 	bash selftests/vm/deps.sh $(DEB_BUILD_DEPS)
@@ -276,6 +277,7 @@ deb:
 	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='*.a' --exclude=modules.order --exclude=Module.symvers \
 		--exclude=userspace/ftctl --exclude=userspace/ftctl-test --exclude=userspace/ftctl-mock.so \
+		--exclude=userspace/fasttrack_xdp.skel.h \
 		Kbuild Makefile dkms.conf README.md Documentation kmod uapi userspace debian | \
 		tar -C $(DEB_OUT)/build/fasttrack-$(VERSION) -x
 	cd $(DEB_OUT)/build/fasttrack-$(VERSION) && dpkg-buildpackage -us -uc -b

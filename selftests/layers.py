@@ -59,6 +59,8 @@ LAYERS = {
         # A command's run (its connection, usage and request errors); the
         # counters and their names.
         ["session.c", "stats.c"],
+        # The XDP tier's program on devices (libbpf) and its pins.
+        ["xdp.c"],
         # One command line through the table, which main() hands down.
         ["dispatch.c"],
         # Devices, the rules that enable them, then both together.
@@ -70,7 +72,7 @@ LAYERS = {
         # The commands, and -b, which runs them through the table: none
         # calls another.
         ["batch.c", "cmd_config.c", "cmd_dev.c", "cmd_flows.c",
-         "cmd_monitor.c", "cmd_rates.c", "cmd_stats.c"],
+         "cmd_monitor.c", "cmd_rates.c", "cmd_stats.c", "cmd_xdp.c"],
         # Global options and the command table.
         ["ftctl.c"],
         # The unit tests, a program of their own over the lower files.

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if.h>
 #include <linux/fasttrack.h>
 
 #include "commands.h"
@@ -19,6 +20,7 @@
 #include "print.h"
 #include "session.h"
 #include "state.h"
+#include "xdp.h"
 
 enum setting_kind {
 	SET_NUMBER,	/* decimal */
@@ -176,6 +178,17 @@ static int save_settings(struct ftctl *ft)
 	return FT_OK;
 }
 
+static void save_xdp(uint32_t ifindex, const char *ifname, void *data)
+{
+	char now[IF_NAMESIZE];
+
+	(void)ifname;
+	(void)data;
+	/* By its name now; a device that went has no program to restore. */
+	if (if_indextoname(ifindex, now))
+		printf("xdp on %s\n", now);
+}
+
 int cmd_save(struct ftctl *ft, int argc, char **argv)
 {
 	int ret;
@@ -195,7 +208,16 @@ int cmd_save(struct ftctl *ft, int argc, char **argv)
 		return ret;
 	/* What is not enabled below is disabled: the state is exactly this. */
 	printf("disable all\n");
-	return ft_save_enables(ft);
+	ret = ft_save_enables(ft);
+	if (ret)
+		return ret;
+	/*
+	 * The XDP tier last, once the module's state is there. Its pins
+	 * need root: without, it is left out, and said.
+	 */
+	if (ft_xdp_each(save_xdp, NULL) == -EACCES)
+		ft_warn("the XDP tier's state is left out: reading its pins under /sys/fs/bpf needs root");
+	return FT_OK;
 }
 
 int cmd_get(struct ftctl *ft, int argc, char **argv)

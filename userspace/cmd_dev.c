@@ -22,6 +22,7 @@
 #include "session.h"
 #include "state.h"
 #include "stats.h"
+#include "xdp.h"
 
 /* The family words after a device name; 0 when none is named. */
 static int parse_families(struct ftctl *ft, int argc, char **argv,
@@ -152,6 +153,76 @@ static void json_punted(struct json *j, const struct stats *punted)
 		json_obj_close(j);
 }
 
+/*
+ * The tier that carries @d's packets, where the module has the XDP tier:
+ * "xdp" when the program is attached to it (or to the real device under
+ * it), "skb" otherwise; NULL when that cannot be told (the pins need
+ * root) or the module has no XDP tier.
+ */
+static const char *dev_tier(const struct ft_dev *d)
+{
+	int on;
+
+	if (!d->have_xdp_blocked)
+		return NULL;
+	on = ft_xdp_tier(d->ifindex, d->ifname);
+	return on < 0 ? NULL : on ? "xdp" : "skb";
+}
+
+/* "tier", "xdp_blocked": [...] and, per family, "xdp": {...} if sent. */
+static void json_xdp(struct json *j, const struct ft_dev *d)
+{
+	const char *tier = dev_tier(d);
+	unsigned int b;
+
+	if (tier)
+		json_str(j, "tier", tier);
+	if (!d->have_xdp_blocked)
+		return;
+	json_arr_open(j, "xdp_blocked");
+	for (b = 0; ft_xdp_blocked_names[b]; b++)
+		if (d->xdp_blocked & (1U << b))
+			json_str(j, NULL, ft_xdp_blocked_names[b]);
+	json_arr_close(j);
+}
+
+static void json_fam_xdp(struct json *j, const struct ft_devfam *fam)
+{
+	if (!fam->have_xdp)
+		return;
+	json_obj_open(j, "xdp");
+	json_u64(j, "packets", fam->xdp_packets);
+	json_u64(j, "bytes", fam->xdp_bytes);
+	json_obj_close(j);
+}
+
+/*
+ * "  tier: xdp" or "skb", and why the XDP tier steps aside:
+ * "  tier: skb (xdp steps aside: tap, qdisc)". Nothing from a module
+ * without the XDP tier.
+ */
+static void print_tier(const struct ft_dev *d)
+{
+	const char *tier = dev_tier(d);
+	const char *sep = "";
+	unsigned int b;
+
+	if (!d->have_xdp_blocked)
+		return;
+	printf("  tier: %s", tier ? tier : "unknown (reading the XDP tier's pins needs root)");
+	if (d->xdp_blocked) {
+		printf(" (xdp steps aside:");
+		for (b = 0; ft_xdp_blocked_names[b]; b++) {
+			if (!(d->xdp_blocked & (1U << b)))
+				continue;
+			printf("%s %s", sep, ft_xdp_blocked_names[b]);
+			sep = ",";
+		}
+		putchar(')');
+	}
+	putchar('\n');
+}
+
 static void print_json(const struct ftctl *ft, const struct dev_list *list)
 {
 	struct json j;
@@ -172,8 +243,10 @@ static void print_json(const struct ftctl *ft, const struct dev_list *list)
 			json_u64(&j, "packets", d->fam[f].packets);
 			json_u64(&j, "bytes", d->fam[f].bytes);
 			json_punted(&j, &d->fam[f].punted);
+			json_fam_xdp(&j, &d->fam[f]);
 			json_obj_close(&j);
 		}
+		json_xdp(&j, d);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);
@@ -193,9 +266,11 @@ static int num_width(uint64_t v)
 
 /*
  * vlan22 (ifindex 5)
- *   ipv4: on  packets 123 bytes 4567
- *   ipv6: off packets 0 bytes 0
+ *   ipv4: on  packets 123 bytes 4567 (xdp packets 100 bytes 4000)
+ *   ipv6: off packets 0 bytes 0 (xdp packets 0 bytes 0)
+ *   tier: xdp
  *
+ * (the xdp parts from a module with the XDP tier).
  * On a terminal the counters are right-aligned across all devices.
  */
 static void print_human(const struct ftctl *ft, const struct dev_list *list)
@@ -227,13 +302,19 @@ static void print_human(const struct ftctl *ft, const struct dev_list *list)
 		for (f = 0; f < FT_NFAMILIES; f++) {
 			const struct ft_devfam *fam = &d->fam[f];
 
-			printf("  %s: %s%-*s%s packets %*" PRIu64 " bytes %*" PRIu64 "\n",
+			printf("  %s: %s%-*s%s packets %*" PRIu64 " bytes %*" PRIu64,
 			       ft_families[f].name,
 			       ft_color(ft, fam->enabled ? FT_C_ON : FT_C_OFF),
 			       ft->tty ? 3 : 0, fam->enabled ? "on" : "off",
 			       ft_color(ft, FT_C_RESET),
 			       pw, fam->packets, bw, fam->bytes);
+			/* Of those, the XDP tier's, from a module with it. */
+			if (fam->have_xdp)
+				printf(" (xdp packets %" PRIu64 " bytes %" PRIu64 ")",
+				       fam->xdp_packets, fam->xdp_bytes);
+			putchar('\n');
 		}
+		print_tier(d);
 	}
 }
 

@@ -19,5 +19,6 @@ int cmd_stats(struct ftctl *ft, int argc, char **argv);	/* cmd_stats.c */
 int cmd_get(struct ftctl *ft, int argc, char **argv);	/* cmd_config.c */
 int cmd_set(struct ftctl *ft, int argc, char **argv);
 int cmd_save(struct ftctl *ft, int argc, char **argv);
+int cmd_xdp(struct ftctl *ft, int argc, char **argv);	/* cmd_xdp.c */
 
 #endif /* FTCTL_COMMANDS_H */

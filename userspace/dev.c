@@ -72,6 +72,18 @@ static int devfam_attr_cb(const struct nlattr *attr, void *data)
 		break;
 	case FASTTRACK_A_DEVFAM_PUNTED:
 		return ft_stats_parse(attr, &f->punted);
+	case FASTTRACK_A_DEVFAM_XDP_PACKETS:
+		if (!nl_attr_is_uint(attr))
+			return nl_bad_reply();
+		f->xdp_packets = nl_attr_get_uint(attr);
+		f->have_xdp = true;
+		break;
+	case FASTTRACK_A_DEVFAM_XDP_BYTES:
+		if (!nl_attr_is_uint(attr))
+			return nl_bad_reply();
+		f->xdp_bytes = nl_attr_get_uint(attr);
+		f->have_xdp = true;
+		break;
 	}
 	return MNL_CB_OK;
 }
@@ -97,6 +109,12 @@ static int dev_attr_cb(const struct nlattr *attr, void *data)
 			return nl_bad_reply();
 		snprintf(d->ifname, sizeof(d->ifname), "%s",
 			 mnl_attr_get_str(attr));
+		return MNL_CB_OK;
+	case FASTTRACK_A_DEV_XDP_BLOCKED:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return nl_bad_reply();
+		d->xdp_blocked = mnl_attr_get_u32(attr);
+		d->have_xdp_blocked = true;
 		return MNL_CB_OK;
 	}
 

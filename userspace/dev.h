@@ -22,12 +22,17 @@ struct ft_devfam {
 	uint64_t packets;
 	uint64_t bytes;
 	struct stats punted;	/* by reason; have[] empty: an older module */
+	bool have_xdp;		/* the XDP tier's counters: a module with it */
+	uint64_t xdp_packets;	/* of packets, those the XDP tier forwarded */
+	uint64_t xdp_bytes;
 };
 
 struct ft_dev {
 	uint32_t ifindex;
 	char ifname[IFNAMSIZ];
 	struct ft_devfam fam[FT_NFAMILIES];	/* as ft_families[] */
+	bool have_xdp_blocked;	/* the module has the XDP tier */
+	uint32_t xdp_blocked;	/* enum fasttrack_xdp_blocked bits */
 };
 
 /*

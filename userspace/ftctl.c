@@ -39,6 +39,7 @@ static int cmd_help(struct ftctl *ft, int argc, char **argv);
  */
 #define NEEDS_ADMIN	"changing fasttrack state needs CAP_NET_ADMIN in the user namespace that owns this network namespace"
 #define NEEDS_FLOWS	"listing flows needs CAP_NET_ADMIN, as conntrack -L does"
+#define NEEDS_XDP	"attaching XDP programs needs CAP_NET_ADMIN and CAP_BPF (or CAP_SYS_ADMIN)"
 #define NEEDS_EVENTS	"watching flow events needs CAP_NET_ADMIN, as conntrack -E does"
 
 static const struct ft_cmd commands[] = {
@@ -141,6 +142,21 @@ static const struct ft_cmd commands[] = {
 	  "devices (\"enable\" lines) after a \"disable all\", so that \"ftctl save > FILE\" and\n"
 	  "\"ftctl -b FILE\" restore exactly this state, and applying it twice\n"
 	  "changes nothing the second time.\n", NULL, false },
+	{ "xdp", cmd_xdp, "on|off DEV | off all | show",
+	  "attach the XDP tier to a device, or detach it",
+	  "The XDP tier forwards cached flows in the device's driver, before\n"
+	  "an skb is built; what it cannot forward goes up to the skb tier as\n"
+	  "before. \"on\" attaches fasttrack's XDP program to DEV, a physical or\n"
+	  "trunk device (it carries the packets of the VLAN devices on it too),\n"
+	  "in native (driver) mode only, and pins it under /sys/fs/bpf/fasttrack\n"
+	  "so that it stays after ftctl exits. Another XDP program on DEV is\n"
+	  "never replaced. \"off\" detaches it; \"off all\" detaches it from\n"
+	  "every device of this network namespace, and what namespaces\n"
+	  "deleted with it attached left (needed before rmmod fasttrack: the\n"
+	  "program holds the module). \"show\" lists where it\n"
+	  "is on. It needs a kernel and a fasttrack module with BTF (Linux\n"
+	  "5.18 or later); \"on\" says what is missing. -v shows libbpf's log.\n",
+	  NEEDS_XDP, false },
 	{ "help", cmd_help, "[COMMAND]",
 	  "show this help, or the help of one command",
 	  NULL, NULL, true },
@@ -173,9 +189,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"Options:\n"
-		"  -j, --json        JSON output (show, top, flows, stats, get, monitor)\n"
+		"  -j, --json        JSON output (show, top, flows, stats, get, monitor, xdp)\n"
 		"  -b, --batch FILE  run the commands of FILE, one a line (\"-\": stdin)\n"
 		"  -h, --help        this help; \"ftctl COMMAND --help\" for one command\n"
+		"  -v, --verbose     libbpf's messages (xdp)\n"
 		"  -V, --version     print the versions of ftctl and the loaded module\n"
 		"\n"
 		"See ftctl(8).\n");
@@ -264,6 +281,7 @@ int main(int argc, char **argv)
 		{ "json",	no_argument,	NULL, 'j' },
 		{ "help",	no_argument,	NULL, 'h' },
 		{ "version",	no_argument,	NULL, 'V' },
+		{ "verbose",	no_argument,	NULL, 'v' },
 		{ "batch",	required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -279,7 +297,7 @@ int main(int argc, char **argv)
 
 	opterr = 0;
 	/* '+': options end at the command, as in "ftctl -j show". */
-	while ((opt = getopt_long(argc, argv, "+jhVb:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+jhVvb:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			ft.json = true;
@@ -289,6 +307,9 @@ int main(int argc, char **argv)
 			return FT_OK;
 		case 'V':
 			version = true;
+			break;
+		case 'v':
+			ft.verbose = true;
 			break;
 		case 'b':
 			batch = optarg;

@@ -35,6 +35,7 @@ struct ftctl {
 	bool color;		/* tty, and neither NO_COLOR nor TERM=dumb */
 	bool connected;
 	bool check_only;	/* -b first pass: check arguments only */
+	bool verbose;		/* -v: libbpf's messages */
 	struct nl nl;
 	const struct ft_cmd *cmds;	/* the command table, from main() */
 	unsigned int ncmds;

@@ -75,11 +75,18 @@ static const struct stat_desc not_learned_stats[] = {
 	{ 0, NULL, NULL, NULL }
 };
 
+/* The XDP tier's: packets it passed up for something it would bypass. */
+static const struct stat_desc xdp_stats[] = {
+	{ FASTTRACK_A_STAT_XDP_BYPASSED,	"bypassed",	"bypassed", "xdp-bypassed" },
+	{ 0, NULL, NULL, NULL }
+};
+
 const struct stat_group ft_stat_groups[] = {
 	{ NULL,		"flows",	flow_stats },
 	{ "forwarded",	"forwarded",	forwarded_stats },
 	{ "punted",	"punted",	ft_punted_stats },
 	{ "not_learned", "not-learned",	not_learned_stats },
+	{ "xdp",	"xdp",		xdp_stats },
 	{ NULL, NULL, NULL }
 };
 

@@ -129,6 +129,30 @@ expect 2 "ftctl: missing value after 'addr'" flows addr
 expect 2 "ftctl: IPv4 and IPv6 addresses together match no flow" flows src 1.2.3.4 dst ::1
 expect 2 "ftctl: the address is IPv4, but only ipv6 was asked for" flows ipv6 src 1.2.3.4
 expect 1 "ftctl: the fasttrack module is not loaded" flush port 53
+# xdp: arguments, checked before anything is attached.
+expect 0 "Usage: ftctl xdp on|off DEV | off all | show" xdp --help
+expect 2 "ftctl: unknown xdp command 'frob' (expected on, off or show)" xdp frob
+expect 2 "ftctl: missing device name after 'on'" xdp on
+expect 2 "ftctl: missing device name after 'off'" xdp off
+expect 2 "ftctl: unexpected argument 'x'" xdp on lo x
+expect 2 "ftctl: unexpected argument 'x'" xdp show x
+expect 2 "ftctl: invalid device name" xdp on 0123456789abcdef
+expect 1 "ftctl: no such device: ftctl-nosuch0" xdp on ftctl-nosuch0
+expect 1 "ftctl: no such device: ftctl-nosuch0" xdp off ftctl-nosuch0
+expect 2 "ftctl: xdp on prints no JSON" -j xdp on lo
+printf 'xdp on lo\nxdp frob lo\n' >"$bf"
+expect 2 "ftctl: $bf:2: unknown xdp command 'frob'" -b "$bf"
+printf 'xdp off all\nxdp on ftctl-nosuch0\n' >"$bf"
+expect 1 "ftctl: $bf:2: no such device: ftctl-nosuch0" -b "$bf"
+# Without the module, "on" says so (after the kernel's checks), or that
+# this ftctl has no XDP tier; "off" of a device the tier is not on is not
+# an error.
+if "$FTCTL" xdp on lo 2>&1 | grep -q "built without the XDP tier"; then
+	expect 1 "ftctl: this ftctl was built without the XDP tier" xdp on lo
+elif [ ! -d /sys/module/fasttrack ] && [ -e /sys/kernel/btf/vmlinux ]; then
+	expect 1 "ftctl: the fasttrack module is not loaded (try: modprobe fasttrack)" xdp on lo
+fi
+expect 0 "xdp is already off for lo" xdp off lo
 
 if [ -d /sys/module/fasttrack ]; then
 	echo "# fasttrack is loaded: skipping the not-loaded tests"
@@ -160,6 +184,24 @@ same() {
 		echo "not ok $n - mock: ftctl $* (exit $got, want $rc)"
 		printf '%s\n' "$want" | diff - "$out" | sed 's/^/# /'
 		sed 's/^/# /' "$err"
+	fi
+}
+
+# mout RC STDOUT-SUBSTRING ARGS...: with the mock, a part of stdout.
+mout() {
+	rc=$1 msg=$2
+	shift 2
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	env $MOCKENV LD_PRELOAD="$MOCK" "$FTCTL" "$@" >"$out" 2>"$err"
+	got=$?
+	MOCKENV=
+	if [ "$got" -eq "$rc" ] && grep -qF -- "$msg" "$out"; then
+		echo "ok $n - mock: ftctl $*"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - mock: ftctl $* (exit $got, want $rc; want \"$msg\")"
+		sed 's/^/# /' "$out" "$err"
 	fi
 }
 
@@ -325,6 +367,33 @@ per-cpu:
 		echo "ok $n - mock: stats without -s does not ask for per-CPU counters"
 	fi
 
+	# A module with the XDP tier: its counters, the tier and what it
+	# would bypass; -r and stats show them too. Without it (above), none.
+	MOCKENV=FTMOCK_XDP=1; same 0 'eth0 (ifindex 2)
+  ipv4: on packets 123 bytes 4567 (xdp packets 61 bytes 2283)
+  ipv6: on packets 18446744073709551615 bytes 1 (xdp packets 9223372036854775807 bytes 0)
+  tier: skb
+vlan"22\ (ifindex 5)
+  ipv4: on packets 1 bytes 100 (xdp packets 0 bytes 50)
+  ipv6: off packets 0 bytes 0 (xdp packets 0 bytes 0)
+  tier: skb (xdp steps aside: tap, qdisc)
+ifb1 (ifindex 7)
+  ipv4: off packets 0 bytes 0
+  ipv6: on packets 42 bytes 4200 (xdp packets 21 bytes 2100)
+  tier: skb' show
+	MOCKENV=FTMOCK_XDP=1; same 0 '[{"ifname":"eth0","ifindex":2,"ipv4":{"enabled":true,"packets":123,"bytes":4567,"xdp":{"packets":61,"bytes":2283}},"ipv6":{"enabled":true,"packets":18446744073709551615,"bytes":1,"xdp":{"packets":9223372036854775807,"bytes":0}},"tier":"skb","xdp_blocked":[]}]' -j show eth0
+	MOCKENV=FTMOCK_XDP=1; mout 0 '"bytes":0}},"tier":"skb","xdp_blocked":["tap","qdisc"]},{"ifname":"ifb1"' -j show
+	MOCKENV=FTMOCK_XDP=1; mout 0 "  bypassed 40000" stats
+	MOCKENV=FTMOCK_XDP=1; mout 0 '"xdp":{"bypassed":40000}' -j stats
+	MOCKENV="FTMOCK_XDP=1 FTMOCK_TICK=1"; mout 0 "kbit/s  xdp " show -r 1 -c 1 eth0
+	MOCKENV="FTMOCK_XDP=1 FTMOCK_TICK=1"; mout 0 '"xdp":{"packets":500,"bytes":50000,' -j show -r 1 -c 1 eth0
+	if LD_PRELOAD=$MOCK "$FTCTL" show 2>/dev/null | grep -q "xdp\|tier"; then
+		n=$((n + 1)); failed=$((failed + 1))
+		echo "not ok $n - mock: a module without the XDP tier: show prints nothing of it"
+	else
+		n=$((n + 1))
+		echo "ok $n - mock: a module without the XDP tier: show prints nothing of it"
+	fi
 	# show dump: tab-separated, in ifindex order; "dev dump" is a device.
 	T=$(printf '\t')
 	same 0 "eth0${T}2${T}on${T}123${T}4567${T}on${T}18446744073709551615${T}1
@@ -594,10 +663,12 @@ fasttrack module $ver" -V
 fi
 
 # Bash completion of the commands and their keywords. An ftctl in PATH
-# that has vlan22 and vlan2222 enabled, for the devices "disable" offers.
+# that has vlan22 and vlan2222 enabled, for the devices "disable" offers,
+# and the XDP tier on trunk0, for "xdp off".
 comp=$(dirname "$0")/completion/ftctl
 fakebin=$(mktemp -d)
-printf '#!/bin/sh\nprintf "vlan22\\t5\\nvlan2222\\t6\\n"\n' >"$fakebin/ftctl"
+# shellcheck disable=SC2016 # the fake ftctl's own $1
+printf '#!/bin/sh\nif [ "$1" = xdp ]; then echo "trunk0 (ifindex 2): xdp"; exit; fi\nprintf "vlan22\\t5\\nvlan2222\\t6\\n"\n' >"$fakebin/ftctl"
 chmod +x "$fakebin/ftctl"
 if command -v bash >/dev/null; then
 	for c in "ftctl fl|flows flush" "ftctl flows |dump dev ipv4 ipv6 src dst addr sport dport port proto" \
@@ -609,7 +680,8 @@ if command -v bash >/dev/null; then
 		"ftctl top vlan22 |vlan2222" "ftctl show -r 2 |vlan22 vlan2222" \
 		"ftctl flows proto |tcp udp" "ftctl flows dev |vlan22 vlan2222" \
 		"ftctl flush dev vlan22 |ipv4 ipv6" "ftctl sa|save" "ftctl -b /nonexistent/|" \
-		"ftctl flows port 53 proto tcp |dump dev ipv4 ipv6 src dst addr sport dport"; do
+		"ftctl flows port 53 proto tcp |dump dev ipv4 ipv6 src dst addr sport dport" \
+		"ftctl xd|xdp" "ftctl xdp |on off show" "ftctl xdp off |all trunk0" "ftctl xdp off trunk0 |"; do
 		n=$((n + 1))
 		words=${c%%|*} want=${c#*|}
 		got=$(PATH="$fakebin:$PATH" bash -c '. "$1"; read -ra COMP_WORDS <<<"$2"; [[ $2 == *" " ]] && COMP_WORDS+=("");
@@ -630,7 +702,8 @@ if command -v zsh >/dev/null; then
 	for c in "disable vlan22 ipv4 |[ipv6]" "disable |[compadd all] [vlan22 vlan2222]" \
 		"enable lo ipv6 |[ipv4]" "flows proto |[compadd tcp udp]" \
 		"flows port 53 dump |[dev ipv4 ipv6 src dst addr sport dport proto]" \
-		"top vlan22 |[vlan22 vlan2222]" "set max-flows 1 |[tcp-timeout udp-timeout skip-mark skip-mask]"; do
+		"top vlan22 |[vlan22 vlan2222]" "set max-flows 1 |[tcp-timeout udp-timeout skip-mark skip-mask]" \
+		"xdp |[compadd on off show]" "xdp off |[compadd all] [trunk0]"; do
 		n=$((n + 1))
 		words=${c%%|*} want=${c#*|}
 		got=$(PATH="$fakebin:$PATH" zsh -c 'compadd() { print -rn -- "[compadd ${@:#-*}] "; }

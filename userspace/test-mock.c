@@ -30,6 +30,10 @@
  *   FTMOCK_NO_RULES=1  a module from before name rules (RULE_ADD, RULE_DEL)
  *   FTMOCK_RULES=1     the module keeps the rules eth0 and vlan* (IPv6)
  *   FTMOCK_NO_MATCH=1  a module from before FASTTRACK_A_MATCH (flush)
+ *   FTMOCK_XDP=1       a module with the XDP tier: devices report what
+ *                      it would bypass and its per-family counters, the
+ *                      stats its xdp-bypassed counter (without: a module
+ *                      from before the tier)
  *   FTMOCK_NO_STATS_DUMP=1  a module from before the per-CPU stats dump
  *                      (implied by the two above): per-CPU counters only
  *                      with FASTTRACK_A_STATS_PERCPU
@@ -236,6 +240,10 @@ static void put_dev(const struct nlmsghdr *req, uint16_t flags,
 	mnl_attr_put_u32(nlh, FASTTRACK_A_IFINDEX, d->ifindex);
 	mnl_attr_put_strz(nlh, FASTTRACK_A_IFNAME, d->ifname);
 	mnl_attr_put_u32(nlh, FASTTRACK_A_MAX + 7, 0xdead);	/* newer kernel */
+	/* vlan"22\ has a tcpdump and a shaper on it. */
+	if (env("FTMOCK_XDP"))
+		mnl_attr_put_u32(nlh, FASTTRACK_A_DEV_XDP_BLOCKED, d->ifindex == 5 ?
+				 FASTTRACK_XDP_BLOCKED_TAP | FASTTRACK_XDP_BLOCKED_QDISC : 0);
 	for (i = 0; i < 2; i++) {
 		/* Leave out the IPv4 nest of ifb1: ftctl must cope. */
 		if (d->ifindex == 7 && i == 0)
@@ -249,6 +257,15 @@ static void put_dev(const struct nlmsghdr *req, uint16_t flags,
 		put_u64_padded(nlh, FASTTRACK_A_DEVFAM_BYTES,
 			       d->bytes[i] + dev_dumps * 100000,
 			       FASTTRACK_A_DEVFAM_PAD);
+		/* Of those, the XDP tier forwarded half. */
+		if (env("FTMOCK_XDP")) {
+			put_u64_padded(nlh, FASTTRACK_A_DEVFAM_XDP_PACKETS,
+				       (d->pkts[i] + dev_dumps * 1000) / 2,
+				       FASTTRACK_A_DEVFAM_PAD);
+			put_u64_padded(nlh, FASTTRACK_A_DEVFAM_XDP_BYTES,
+				       (d->bytes[i] + dev_dumps * 100000) / 2,
+				       FASTTRACK_A_DEVFAM_PAD);
+		}
 		mnl_attr_put_u16(nlh, FASTTRACK_A_DEVFAM_MAX + 3, 1);
 		mnl_attr_nest_end(nlh, nest);
 	}
@@ -445,6 +462,8 @@ static uint16_t stats_last(void)
 		return FASTTRACK_A_STAT_CPU - 1;
 	if (env("FTMOCK_NO_NOLEARN"))
 		return FASTTRACK_A_STAT_FLUSHED;
+	if (!env("FTMOCK_XDP"))
+		return FASTTRACK_A_STAT_XDP_BYPASSED - 1;
 	return FASTTRACK_A_STAT_MAX;
 }
 

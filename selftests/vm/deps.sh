@@ -18,6 +18,7 @@ PACKAGES="
 	qemu-system-x86 busybox-static dash coreutils findutils util-linux
 	kmod cpio gzip xz-utils zstd
 	gcc gcc-12 make libc6-dev pkg-config libmnl-dev pahole
+	clang llvm libbpf-dev bpftool
 	iproute2 nftables conntrack iperf3 socat jq iputils-ping tcpdump ethtool
 	python3 python3-yaml python3-jsonschema debootstrap dkms
 	ppp pppoe wireguard-tools

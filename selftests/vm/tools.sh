@@ -43,15 +43,21 @@ foreign_tools() {
 	arch_info "$arch"
 	bash "$VM_DIR/userland.sh" "$arch"
 	rm -rf "$dir"
-	mkdir -p "$dir/ftctl.build"
+	mkdir -p "$dir/ftctl.build" "$dir/ftctl.lib"
+	# -L: the two libraries ftctl links, alone. The root's own directory
+	# also has libc6-dev's libc.so (libbpf-dev pulls it in), a linker
+	# script naming /lib/$TRIPLET/libc.so.6 on this host, which has none.
+	ln -s "$u/usr/lib/$TRIPLET/libmnl.so" "$u/usr/lib/$TRIPLET/libbpf.so" "$dir/ftctl.lib/"
 	log "building ftctl for $arch"
+	# The XDP program is bpf bytecode, built with the host's clang and
+	# embedded as on the host (XDP=1: a cross-built ftctl has the tier too).
 	make -C "$dir/ftctl.build" -f "$REPO/userspace/Makefile" CC="${CROSS}gcc" \
-		PKG_CONFIG=false CPPFLAGS="-I$u/usr/include" \
-		LDFLAGS="-L$u/usr/lib/$TRIPLET -Wl,-rpath-link,$u/usr/lib/$TRIPLET:$u/lib/$TRIPLET" \
+		PKG_CONFIG=false CPPFLAGS="-I$u/usr/include" XDP=1 \
+		LDFLAGS="-L$dir/ftctl.lib -Wl,-rpath-link,$u/usr/lib/$TRIPLET:$u/lib/$TRIPLET" \
 		ftctl >"$dir/ftctl.log" 2>&1 ||
 		{ cat "$dir/ftctl.log" >&2; die "ftctl build for $arch failed"; }
 	mv "$dir/ftctl.build/ftctl" "$dir/ftctl"
-	rm -rf "$dir/ftctl.build"
+	rm -rf "$dir/ftctl.build" "$dir/ftctl.lib"
 	helpers "$dir" "${CROSS}gcc"
 }
 

@@ -13,10 +13,12 @@ set -eu
 . "$(dirname "$0")/common.sh"
 . "$VM_DIR/apt.sh"
 
-# What HOST_BINS of initramfs.sh come from, plus libmnl-dev for ftctl.
+# What HOST_BINS of initramfs.sh come from, plus libmnl-dev and
+# libbpf-dev for ftctl (its headers, and libbpf1, libelf1 and zlib1g, which
+# initramfs.sh copies with ftctl).
 PACKAGES="busybox-static dash kmod iproute2 nftables conntrack iperf3 socat jq
 	tcpdump ethtool iputils-ping util-linux coreutils findutils ppp pppoe
-	wireguard-tools libmnl-dev"
+	wireguard-tools libmnl-dev libbpf-dev"
 SUITES="bookworm bookworm-security"
 
 arch=${1:?usage: userland.sh ARCH}
