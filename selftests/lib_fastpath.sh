@@ -579,10 +579,12 @@ fp_tcp_transfer() {
 
 # fp_tcp_fetch DESC FAMILY FILE: the other direction: the client fetches
 # FILE from a server in the server netns over TCP; check it arrives intact.
+# FP_FETCH_PORT is the server's port.
 fp_tcp_fetch() {
 	local desc="$1" fam="$2" file="$3" port
 	fp_port port
 	FP_OUT=$file.rx$port
+	FP_FETCH_PORT=$port
 	ip netns exec "$NS_SERVER" socat -d -d -u "OPEN:$file" \
 		"TCP$fam-LISTEN:$port,reuseaddr" </dev/null >/dev/null 2>"$FP_OUT.log" &
 	FP_SRV=$!

@@ -220,11 +220,12 @@ check "check.sh: no missing files on the way" hasnt "$T/check.out" "No such file
 
 # The matrix: the core tests on every kernel, each other test on exactly
 # one of them.
-STUB_TESTS="alpha beta gamma delta module_load fault_rmmod" run matrix check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
+STUB_TESTS="alpha beta gamma delta module_load fault_rmmod fastpath_xdp" run matrix check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
 check "check.sh --matrix: passes" rc_is matrix 0
 # on TEST: the kernels that ran TEST, in order.
 on() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/matrix.out" | xargs; }
 check "check.sh --matrix: a core test runs on every kernel" test "$(on module_load)" = "5.10 6.1 6.12 7.2 other"
+check "check.sh --matrix: a pinned test runs on its kernel only" test "$(on fastpath_xdp)" = "6.12"
 check "check.sh --matrix: another platform runs the smoke set" test "$(on fault_rmmod)" = "5.10 other"
 check "check.sh --matrix: ... only" test "$(on gamma)" != "other"
 for t in alpha beta gamma delta; do
@@ -233,7 +234,7 @@ for t in alpha beta gamma delta; do
 done
 check "check.sh --matrix: the shards differ" \
 	test "$(for t in alpha beta gamma delta; do on "$t"; done | sort -u | wc -l)" = 4
-check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "16 passed, 0 failed"
+check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "17 passed, 0 failed"
 run full check.sh --kernels "5.10 6.1"
 check "check.sh without --matrix: every test on every kernel" test "$(sed -n 's/^\[\([0-9.]*\)\]  ok      beta$/\1/p' "$T/full.out" | xargs)" = "5.10 6.1"
 # The boots with two vCPUs: a race test runs on every kernel, in the
