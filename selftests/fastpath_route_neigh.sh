@@ -12,6 +12,8 @@
 #    MAC is NEW replaces the connected route.
 # Either way, the stream follows within one second, not one more frame of it
 # goes to OLD, the fast path keeps carrying it, and it completes intact.
+# With FP_XDP=1 (fastpath_xdp_stale), the XDP tier carries it before and
+# after the change.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_fastpath.sh"
 
@@ -57,6 +59,8 @@ change() {
 	fp_stream_start "$name$fam" "$fam" "$stream"
 	if fp_wait_fast "$cdev" "$fam" $(($(fp_dev_bytes "$cdev" "$fam") + 262144)) 20000; then
 		pass "IPv$fam $name: the stream is offloaded"
+		[ "${FP_XDP:-0}" != 1 ] ||
+			xdp_check_carries "IPv$fam $name: the XDP tier carries the stream" "$fam"
 	else
 		fail "IPv$fam $name: the stream is offloaded" "ftctl -j stats: $(fp_stats)"
 	fi
@@ -80,6 +84,8 @@ change() {
 	# Let 256 KB more go through the fast path, then look again.
 	if fp_wait_fast "$cdev" "$fam" $((fast1 + 262144)) 20000; then
 		pass "IPv$fam $name: the fast path carries the stream after the change"
+		[ "${FP_XDP:-0}" != 1 ] ||
+			xdp_check_carries "IPv$fam $name: the XDP tier carries it after the change" "$fam"
 	else
 		fail "IPv$fam $name: the fast path carries the stream after the change" "ftctl -j stats: $(fp_stats)"
 	fi

@@ -85,7 +85,8 @@ fp_require() {
 }
 
 # fp_setup_stick: router-on-a-stick, fasttrack on vlan22 and vlan2222 for
-# both families, the forward ruleset in the router.
+# both families, the forward ruleset in the router. With FP_XDP=1
+# (fastpath_xdp_stale), the XDP tier on the trunk too (lib_xdp.sh).
 fp_setup_stick() {
 	fp_require
 	ft_module_load
@@ -93,6 +94,10 @@ fp_setup_stick() {
 	nft_forward_ruleset "$NS_ROUTER"
 	fp_enable "$ROUTER_CLIENT_DEV"
 	fp_enable "$ROUTER_SERVER_DEV"
+	if [ "${FP_XDP:-0}" = 1 ]; then
+		. "$(dirname "$0")/lib_xdp.sh"
+		xdp_setup
+	fi
 }
 
 # fp_setup_plain: the plain two-interface router, fasttrack on eth1, eth2.

@@ -343,11 +343,13 @@ st_stream_finish() {
 }
 
 # st_offloaded DESC FAMILY: the fast path carries the stream: 256 KB more
-# through the client-side device within 20 s.
+# through the client-side device within 20 s; with FP_XDP=1, the XDP tier
+# then carries it (xdp_check_carries).
 st_offloaded() {
 	if fp_wait_fast "$ROUTER_CLIENT_DEV" "$2" \
 		$(($(fp_num "$(fp_dev_bytes "$ROUTER_CLIENT_DEV" "$2")") + 262144)) 20000; then
 		pass "$1: the stream is offloaded"
+		[ "${FP_XDP:-0}" != 1 ] || xdp_check_carries "$1: the XDP tier carries the stream" "$2"
 		return 0
 	fi
 	fail "$1: the stream is offloaded" "ftctl -j stats: $(fp_stats)"

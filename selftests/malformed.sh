@@ -17,6 +17,8 @@
 #     fasttrack disabled, that is to the stack alone, but for the known
 #     divergences below.
 # Afterwards the connection still works and is offloaded again.
+# With FP_XDP=1 (malformed_xdp), the XDP tier runs on the router's trunk:
+# every frame meets it first, and what it passes up must give the same.
 # Cases go out in batches of the same expected outcome, each ended by a fence
 # (an echo request through the router, answered), so the counters are read
 # once its frames are handled; a batch that goes wrong is sent again case by
@@ -345,7 +347,15 @@ ft_on() {
 	in_router ftctl enable vlan22 && in_router ftctl enable vlan2222
 }
 
+# xdp_seen: what the XDP tier forwarded on vlan22 so far, both families:
+# disabling the device drops its counters.
+xdp_seen() {
+	[ "${FP_XDP:-0}" = 1 ] || return 0
+	XDP_SEEN=$((XDP_SEEN + $(xdp_bytes vlan22 4) + $(xdp_bytes vlan22 6)))
+}
+
 ft_off() {
+	xdp_seen
 	in_router ftctl disable vlan22 && in_router ftctl disable vlan2222
 }
 
@@ -463,6 +473,13 @@ defer rm -rf "$TMP"
 
 nft_forward_ruleset "$NS_ROUTER"
 must ft_on
+# malformed_xdp: the same through the XDP tier on trunk0.
+XDP_SEEN=0
+if [ "${FP_XDP:-0}" = 1 ]; then
+	. "$(dirname "$0")/lib_fastpath.sh"
+	. "$(dirname "$0")/lib_xdp.sh"
+	xdp_setup
+fi
 # Idle connections must stay cached and tracked through a long run.
 must in_router ftctl set tcp-timeout 3600 udp-timeout 3600
 must in_router sysctl -qw net.netfilter.nf_conntrack_udp_timeout=3600
@@ -495,5 +512,9 @@ for g in ${FT_MALFORMED_GROUPS:-ipv4/tcp ipv4/udp ipv6/tcp ipv6/udp}; do
 	group "${g%/*}" "${g#*/}"
 done
 
+if [ "${FP_XDP:-0}" = 1 ]; then
+	xdp_seen
+	check_ge "the XDP tier forwarded frames of the connections" "$XDP_SEEN" 1
+fi
 check_dmesg_clean "no kernel splat"
 ft_exit

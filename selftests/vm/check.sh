@@ -80,7 +80,7 @@ MATRIX_SMOKE="module_load fastpath_transfer fastpath_accounting fastpath_acct_ex
 
 # Tests of what only some kernels have run on one of those, not dealt out:
 # the XDP tier (Debian's 6.12 and 7.2; 5.10 and 6.1 skip them).
-MATRIX_PINNED="fastpath_xdp:6.12 fastpath_xdp_hooks:7.2"
+MATRIX_PINNED="fastpath_xdp:6.12 malformed_xdp:6.12 fastpath_xdp_hooks:7.2 fastpath_xdp_stale:7.2"
 
 # matrix_pin TEST: the kernel TEST is pinned to in the matrix, or nothing.
 matrix_pin() { tr ' ' '\n' <<<"$MATRIX_PINNED" | sed -n "s/^$1://p"; }
