@@ -51,6 +51,7 @@ PATHS = {
     "nfftct": "nftables flowtable + counter, on trunk0",
     "fasttrack": "fasttrack",
     "fthooks": "fasttrack + nft netdev ingress/egress counters",
+    "ftxdp": "fasttrack, XDP tier on trunk0 (veth copies each frame)",
 }
 SHORT = {
     "ceiling": "ceiling",
@@ -61,6 +62,7 @@ SHORT = {
     "nfftct": "flowtable+counter (trunk)",
     "fasttrack": "fasttrack",
     "fthooks": "fasttrack+hooks",
+    "ftxdp": "fasttrack XDP",
 }
 ORDER = list(PATHS)
 # The front page's summary: fasttrack against the flowtable and the full stack.

@@ -31,9 +31,14 @@
 #                ingress chain with a counter on vlan22 and, from 6.1, an
 #                egress one on vlan2222 (which takes the VLAN device's
 #                transmit path instead of the direct one) (pktgen only)
+#   ftxdp        fasttrack with its XDP tier on trunk0 ("ftctl xdp on"), and
+#                the same program on gen0, which veth needs to receive
+#                XDP_TX frames (it passes them up, to the sink). veth copies
+#                each pktgen skb into a page before XDP runs: a veth
+#                harness charges the XDP tier that copy (pktgen only)
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
-BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack fthooks"
+BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack fthooks ftxdp"
 
 # ------------------------------------------------------------- output ----
 
@@ -187,6 +192,14 @@ bn_path_on() {
 			ip netns exec "$ns" nft add rule netdev bn_hooks out2222 counter ||
 			say "  (no netdev egress hook on this kernel: ingress chain only)"
 		;;
+	ftxdp)
+		bn_path_on "$ns" fasttrack
+		grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf ||
+			bn_die "mount bpffs"
+		ip netns exec "$ns" ftctl xdp on trunk0 >/dev/null &&
+			ip netns exec "$NS_GEN" ftctl xdp on gen0 >/dev/null ||
+			bn_die "ftctl xdp on"
+		;;
 	*) bn_die "unknown path $2" ;;
 	esac
 }
@@ -194,6 +207,8 @@ bn_path_on() {
 # bn_path_off NS: back to a plain router, with no connection tracked.
 bn_path_off() {
 	local ns=$1
+	ip netns exec "$ns" ftctl xdp off trunk0 >/dev/null 2>&1
+	[ -z "${NS_GEN:-}" ] || ip netns exec "$NS_GEN" ftctl xdp off gen0 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan22 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan2222 >/dev/null 2>&1
 	ip netns exec "$ns" tc qdisc del dev trunk0 clsact >/dev/null 2>&1
