@@ -78,6 +78,12 @@ MATRIX_CORE="module_load module_autoload fastpath_transfer fastpath_nat fastpath
 # proven, exact accounting, rmmod under load (and the clean log).
 MATRIX_SMOKE="module_load fastpath_transfer fastpath_accounting fastpath_acct_exact fault_rmmod"
 
+# Tests the matrix runs on one kernel, not dealt to a shard: the kernel's
+# 6.12 netfilter suite on 6.12, where the matrix runs this commit's share
+# of its scripts (selftests/vm/knf.sh --plan; make check-netfilter and
+# check-full run all of them).
+MATRIX_PINNED="kernel_netfilter:6.12"
+
 # matrix_shard WORD: the shard WORD runs in the matrix, or nothing.
 matrix_shard() { tr ' ' '\n' <<<"$MATRIX_SHARDS" | sed -n "s/^$1://p"; }
 
@@ -95,6 +101,10 @@ kernel_tests() {
 		for t in $tests; do
 			if [[ " $MATRIX_CORE " == *" $t "* ]]; then
 				out+=" $t"
+				continue
+			fi
+			if [[ " $MATRIX_PINNED " == *" $t:"* ]]; then
+				[[ " $MATRIX_PINNED " != *" $t:$1 "* ]] || out+=" $t"
 				continue
 			fi
 			[ $((n % shards)) -ne "$shard" ] || out+=" $t"
@@ -182,6 +192,9 @@ mkdir -p "$OUT/run" "$CACHE/logs"
 find "$CACHE/out" -mindepth 1 -maxdepth 1 -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
 
 bash "$VM_DIR/deps.sh"
+# The matrix runs this commit's share of the kernel's netfilter suite
+# (initramfs.sh).
+[ -z "$matrix" ] || export FT_KNF_ROTATE=1
 # shellcheck disable=SC2086 # a list of kernel words
 arches=$(bash "$VM_DIR/kernels.sh" --arch $kernels | xargs)
 foreign=$(xargs -n1 <<<"$arches" | { grep -vx amd64 || true; } | xargs)
