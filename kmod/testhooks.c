@@ -49,11 +49,12 @@
  * would install: whatever netns a script makes, fasttrack is on all its
  * devices, with no race (kernel_netfilter runs the kernel's suite so).
  *
- * debugfs fasttrack/netns_forwarded: "PACKETS NETNS", the packets the
- * fast path forwarded in every netns since the module loaded (those gone
- * too) and how many netns are live, so that a test sees whether its
- * namespaces, deleted by now, forwarded any. A netns counts from its
- * exit on, which runs after it leaves the list: wait for NETNS to fall.
+ * debugfs fasttrack/netns_forwarded: "PACKETS LIVE LISTED", the packets
+ * the fast path forwarded in every netns since the module loaded (those
+ * gone too), so that a test sees whether its namespaces, deleted by now,
+ * forwarded any; then how many netns fasttrack has state for, and how
+ * many of them are listed. A dying netns leaves the list before its exit
+ * counts it: PACKETS is exact when LIVE and LISTED are equal.
  */
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
@@ -537,20 +538,21 @@ static ssize_t ft_netns_fwd_read(struct file *file, char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
 	u64 stats[FT_STAT_NUM], sum;
+	int n, listed = 0, live;
 	struct net *net;
-	char buf[48];
-	int n;
+	char buf[64];
 
-	/* A netns leaves the list before its exit adds it to the gone. */
+	/* Live first: a netns that goes meanwhile cannot make them equal. */
+	live = atomic_read(&ft_netns_live);
 	sum = atomic64_read(&ft_netns_fwd_gone);
 	rcu_read_lock();
 	for_each_net_rcu(net) {
 		ft_stats_read(ft_net(net), stats);
 		sum += stats[FT_STAT_FWD_PKTS];
+		listed++;
 	}
 	rcu_read_unlock();
-	n = scnprintf(buf, sizeof(buf), "%llu %d\n", sum,
-		      atomic_read(&ft_netns_live));
+	n = scnprintf(buf, sizeof(buf), "%llu %d %d\n", sum, live, listed);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 

@@ -19,7 +19,8 @@
 #   full stack fails  run 1 failed: a failure (the script must be listed
 #              in knf.sh's KNF_EXCLUDE with why, or the setup fixed).
 # The forwarded count is the test hook netns_forwarded: the packets of
-# every netns, read once the script's namespaces are gone.
+# every netns, those gone too, read when none is between its removal from
+# the list and its exit.
 #
 # The scripts run with KSFT_MACHINE_SLOW=yes, as kselftest's runners run
 # them on a slow machine (an emulator is one): their own smaller workloads
@@ -61,9 +62,11 @@ OUT=$(mktemp -d)
 defer rm -rf "$OUT"
 log_info "suite: $(cat "$KNF/VERSION"), scripts: $scripts"
 
-# fwd_field N: field N of netns_forwarded (1: packets, 2: live netns).
+# fwd_field N: field N of netns_forwarded (1: packets, 2: netns fasttrack
+# has state for, 3: those of them listed).
 fwd_field() { cut -d' ' -f"$1" "$FWD"; }
-nets_back() { [ "$(fwd_field 2)" -le "$1" ]; }
+# No netns between leaving the list and its exit: the packets are exact.
+fwd_settled() { [ "$(fwd_field 2)" = "$(fwd_field 3)" ]; }
 
 # normalise: the result lines of a script's output, with what differs from
 # run to run (numbers, random netns suffixes, timings) stripped.
@@ -88,9 +91,9 @@ kill_leftovers() {
 # run NAME MODE: run script NAME with netns_enable=MODE (N or Y); leaves
 # its output in $OUT/NAME.MODE, exit code in .rc, forwarded packets in .fwd.
 run() {
-	local name="$1" mode="$2" f="$OUT/$1.$2" nets fwd0 start rc
+	local name="$1" mode="$2" f="$OUT/$1.$2" fwd0 start rc
 	echo "$mode" >"$PARAM"
-	nets=$(fwd_field 2)
+	busywait 60000 fwd_settled || log_info "$name: netns_forwarded not settled"
 	fwd0=$(fwd_field 1)
 	start=$(now_ms)
 	echo $(($(cat /proc/sys/kernel/tainted) & ~TAINT_MODULE)) >"$OUT/tainted"
@@ -104,8 +107,8 @@ run() {
 	echo N >"$PARAM"
 	kill_leftovers
 	# Its namespaces go in the background: their counts come with the exit.
-	busywait 60000 nets_back "$nets" ||
-		log_info "$name: $(($(fwd_field 2) - nets)) netns still there 60 s later"
+	busywait 60000 fwd_settled ||
+		log_info "$name: a netns still between its list and its exit 60 s later"
 	echo "$rc" >"$f.rc"
 	echo $(($(fwd_field 1) - fwd0)) >"$f.fwd"
 	echo $((($(now_ms) - start) / 1000)) >"$f.secs"

@@ -147,6 +147,8 @@ make_skeleton() {
 		nogroup:x:65534:
 	EOF
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$R/etc/hosts"
+	# ebtables' protocol names (bridge_brouter: "-p ipv4").
+	[ ! -f "$U/etc/ethertypes" ] || cp "$U/etc/ethertypes" "$R/etc/"
 	cp -r "$U/etc/iproute2" "$R/etc/"
 	if [ -d "$U/usr/lib/$TRIPLET/tc" ]; then
 		mkdir -p "$R/usr/lib/$TRIPLET"
