@@ -193,8 +193,12 @@ find "$CACHE/out" -mindepth 1 -maxdepth 1 -mmin +1440 -exec rm -rf {} + 2>/dev/n
 
 bash "$VM_DIR/deps.sh"
 # The matrix runs this commit's share of the kernel's netfilter suite
-# (initramfs.sh).
-[ -z "$matrix" ] || export FT_KNF_ROTATE=1
+# (initramfs.sh); all of it takes a boot about half an hour more.
+if [ -n "$matrix" ]; then
+	export FT_KNF_ROTATE=1
+elif [[ " $tests " == *" kernel_netfilter "* ]]; then
+	export FT_TIMEOUT=${FT_TIMEOUT:-7200}
+fi
 # shellcheck disable=SC2086 # a list of kernel words
 arches=$(bash "$VM_DIR/kernels.sh" --arch $kernels | xargs)
 foreign=$(xargs -n1 <<<"$arches" | { grep -vx amd64 || true; } | xargs)
