@@ -147,8 +147,10 @@ make_skeleton() {
 		nogroup:x:65534:
 	EOF
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$R/etc/hosts"
-	# ebtables' protocol names (bridge_brouter: "-p ipv4").
+	# ebtables' protocol names (bridge_brouter: "-p ipv4") and the
+	# directory of its lock file.
 	[ ! -f "$U/etc/ethertypes" ] || cp "$U/etc/ethertypes" "$R/etc/"
+	mkdir -p "$R/var/lib/ebtables"
 	cp -r "$U/etc/iproute2" "$R/etc/"
 	if [ -d "$U/usr/lib/$TRIPLET/tc" ]; then
 		mkdir -p "$R/usr/lib/$TRIPLET"
