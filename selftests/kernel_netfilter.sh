@@ -98,6 +98,7 @@ run() {
 	start=$(now_ms)
 	echo $(($(cat /proc/sys/kernel/tainted) & ~TAINT_MODULE)) >"$OUT/tainted"
 	cat /proc/sys/kernel/tainted >"$f.taint0"
+	# shellcheck disable=SC2016 # the inner shell's arguments
 	unshare -m sh -c 'mount --bind "$1" /proc/sys/kernel/tainted && cd "$2" &&
 		KSFT_MACHINE_SLOW=yes exec timeout -k 10 "$3" bash "./$4.sh"' - \
 		"$OUT/tainted" "$NF" "$secs" "$name" \
