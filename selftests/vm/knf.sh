@@ -39,15 +39,17 @@ KNF_EXCLUDE="nf_conntrack_packetdrill nft_concat_range_perf nft_audit nft_concat
 # What each script took on the 6.12 guest (one vCPU, TCG, on the 2-CPU
 # host beside other guests), both runs together with the waits between
 # them, in seconds; the rotation deals them by it. A script not here
-# counts KNF_DEFAULT_SECONDS. nft_nat_zones (102 s, then 227 s with
-# fasttrack on its 42 namespaces) takes a slot of its own, over the share.
+# counts KNF_DEFAULT_SECONDS. Two take a slot of their own, over the
+# share: nft_nat_zones (102 s, then 227 s with fasttrack on its 42
+# namespaces) and nft_flowtable, whose second pass draws MTUs and a file
+# size at random (138 s in one boot, 369 s in another: the longer here).
 KNF_SECONDS="
 	br_netfilter 83		br_netfilter_queue 43	bridge_brouter 12
 	conntrack_icmp_related 36	conntrack_ipip_mtu 24
 	conntrack_reverse_clash 10	conntrack_sctp_collision 8
 	conntrack_tcp_unreplied 29	conntrack_vrf 9		ipvs 29
 	nf_nat_edemux 17	nft_conntrack_helper 6	nft_fib 15
-	nft_flowtable 138	nft_meta 16		nft_nat 127
+	nft_flowtable 369	nft_meta 16		nft_nat 127
 	nft_nat_zones 329	nft_queue 172		nft_synproxy 6
 	nft_tproxy_tcp 31	nft_tproxy_udp 49	nft_zones_many 104
 	rpath 29		vxlan_mtu_frag 13	xt_string 21
