@@ -43,6 +43,7 @@ help:
 	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name):"
 	@echo "                     without KERNELS or T, the core tests on every kernel, each other on one"
 	@echo "make check-full      every selftest on every kernel"
+	@echo "make check-netfilter the kernel's netfilter selftests with and without fasttrack (KNF_PLAN=1: the rotation)"
 	@echo "make check-arm       the smoke set on arm64 and armhf guests (ARM_KERNELS=\"$(ARM_KERNELS)\" T=name)"
 	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
 	@echo "make check-debug     the selftests on a KASAN/kmemleak/lockdep kernel (prebuilt, or built once)"
@@ -105,6 +106,14 @@ check:
 .PHONY: check-full
 check-full:
 	$(MAKE) check FULL=1
+
+# The kernel's own netfilter selftests (linux-source-6.12), each on the
+# full stack and again with fasttrack on every device, on the 6.12 guest:
+# all of them (make check runs this commit's share; KNF_PLAN=1 prints the
+# rotation; selftests/vm/knf.sh).
+.PHONY: check-netfilter
+check-netfilter:
+	$(if $(filter 1,$(KNF_PLAN)),bash selftests/vm/knf.sh --plan,SMP=0 FT_TIMEOUT=$${FT_TIMEOUT:-21600} bash selftests/vm/check.sh --kernels 6.12 --test kernel_netfilter)
 
 .PHONY: check-arm
 check-arm:

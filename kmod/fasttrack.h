@@ -955,11 +955,15 @@ int ft_testhooks_init(void);
 void ft_testhooks_exit(void);
 void ft_test_insert_window(const struct ft_flow *flow);
 bool ft_test_gc_paused(void);
+void ft_test_net_init(struct ft_net *fn);
+void ft_test_net_exit(struct ft_net *fn);
 #else
 static inline int ft_testhooks_init(void) { return 0; }
 static inline void ft_testhooks_exit(void) {}
 static inline void ft_test_insert_window(const struct ft_flow *flow) {}
 static inline bool ft_test_gc_paused(void) { return false; }
+static inline void ft_test_net_init(struct ft_net *fn) {}
+static inline void ft_test_net_exit(struct ft_net *fn) {}
 #endif
 
 /* netlink.c */

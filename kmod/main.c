@@ -65,6 +65,7 @@ static int __net_init ft_net_init(struct net *net)
 	err = ft_dev_notifier_init(fn);
 	if (err)
 		goto err_notifier;
+	ft_test_net_init(fn);
 	return 0;
 
 err_notifier:
@@ -84,6 +85,7 @@ static void __net_exit ft_net_exit(struct net *net)
 {
 	struct ft_net *fn = ft_net(net);
 
+	ft_test_net_exit(fn);
 	rtnl_lock();
 	ft_dev_rules_flush(fn);
 	ft_dev_disable_all(fn);

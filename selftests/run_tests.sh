@@ -8,7 +8,8 @@
 # in a subdirectory (soak/soak.sh) runs only when named: it is not listed.
 # usage: run_tests.sh [NAME...]    all listed tests by default
 #        run_tests.sh --list
-# KSFT_TIMEOUT: seconds per test (default 600).
+# KSFT_TIMEOUT: seconds per test (default 600); a test whose header has
+# "# ksft-timeout: N" gets N times FT_SLOWDOWN instead.
 set -u
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
@@ -49,14 +50,17 @@ for t in $tests; do
 	# Output goes to a file, not a pipe: a stray background process must not
 	# keep the runner waiting for EOF.
 	start=$(now_ms)
-	timeout -k 10 "$timeout" "$(test_path "$t")" </dev/null >"$out" 2>&1
+	t_timeout=$(sed -n 's/^# ksft-timeout: \([0-9]*\)$/\1/p' "$(test_path "$t")")
+	t_timeout=${t_timeout:+$((t_timeout * ${FT_SLOWDOWN:-1}))}
+	t_timeout=${t_timeout:-$timeout}
+	timeout -k 10 "$t_timeout" "$(test_path "$t")" </dev/null >"$out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$out"
 	echo "# $t: exit $rc after $((($(now_ms) - start) / 1000)) s"
 	case $rc in
 	0) echo "ok $n $t" ;;
 	4) echo "ok $n $t # SKIP $(sed -n "s/^SKIP: //p" "$out" | tail -n 1)" ;;
-	124 | 137) echo "# timed out after ${timeout}s"; echo "not ok $n $t"; failed=1 ;;
+	124 | 137) echo "# timed out after ${t_timeout}s"; echo "not ok $n $t"; failed=1 ;;
 	*) echo "not ok $n $t"; failed=1 ;;
 	esac
 	splat=$(dmesg_since | grep -E -A 20 "$FT_SPLAT_RE")

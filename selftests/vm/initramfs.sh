@@ -35,11 +35,16 @@ fi
 out=$OUT/initramfs/$KVER.cpio.gz
 R=$OUT/initramfs/$KVER.root
 
-# Real binaries from the host. Busybox provides everything else, but never a
+# Real binaries from the host. KNF_BINS, on the host's architecture only:
+# what the kernel's netfilter selftests need (kernel_netfilter; iptables
+# is the nft one, ebtables the legacy one: ebtables-nft has no broute
+# table; ping6 is iputils' ping, as on the host, not busybox's). Busybox provides everything else, but never a
 # tool that runs other programs (its applets would shadow the real ones).
 HOST_BINS="dash kmod ip tc bridge nft conntrack iperf3 jq socat tcpdump ethtool
 	ping setpriv setsid nsenter unshare flock taskset timeout env nice nohup
 	xargs find sha256sum pppd pppoe-server pppoe wg"
+! is_foreign "$DEB_ARCH" || KNF_BINS=
+HOST_BINS="$HOST_BINS ${KNF_BINS-bash iptables ip6tables ipvsadm sendip ss readlink date}"
 KMOD_LINKS="modprobe insmod rmmod lsmod depmod modinfo"
 
 # Kernel modules the selftests may use: whole directories (all of
@@ -59,6 +64,9 @@ MODULES="$MODULES drbg jitterentropy_rng"
 MODULES="$MODULES mpls_router mpls_iptunnel"
 # nlmon: make bench times route changes by their netlink messages (covering).
 MODULES="$MODULES nlmon"
+# The kernel's netfilter selftests (kernel_netfilter): SCTP, VXLAN, VRF,
+# and the string match's algorithms, which it loads by name (xt_string).
+MODULES="$MODULES sctp vxlan vrf ts_bm ts_kmp ts_fsm"
 # Layer-3 and stacked devices (issue 15): tunnels, ppp, WireGuard, bonds.
 # PPPoE (lib_l3dev.sh; ppp_async: the user-space server's sessions),
 # WireGuard (its crypto comes with it from modules.dep), GRE and IPIP over
@@ -139,6 +147,10 @@ make_skeleton() {
 		nogroup:x:65534:
 	EOF
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$R/etc/hosts"
+	# ebtables' protocol names (bridge_brouter: "-p ipv4") and the
+	# directory of its lock file.
+	[ ! -f "$U/etc/ethertypes" ] || cp "$U/etc/ethertypes" "$R/etc/"
+	mkdir -p "$R/var/lib/ebtables"
 	cp -r "$U/etc/iproute2" "$R/etc/"
 	if [ -d "$U/usr/lib/$TRIPLET/tc" ]; then
 		mkdir -p "$R/usr/lib/$TRIPLET"
@@ -165,6 +177,10 @@ install_userland() {
 		path=$(find_bin "$b") || die "binary $b is missing (selftests/vm/deps.sh or userland.sh installs it)"
 		copy_bin "$path"
 	done
+	if [ -n "${KNF_BINS-x}" ]; then
+		copy_bin "$(command -v ebtables-legacy)" /usr/sbin/ebtables
+		ln -s ping "$R$(dirname "$(command -v ping)")/ping6"
+	fi
 	for a in $KMOD_LINKS; do
 		ln -s ../bin/kmod "$R/usr/sbin/$a"
 	done
@@ -177,6 +193,10 @@ install_userland() {
 	done
 	[ -x "$ftctl" ] || die "no ftctl at $ftctl (make -C userspace)"
 	copy_bin "$ftctl" /usr/sbin/ftctl
+	# iptables' and ebtables' extensions, which they load by name.
+	for b in "$U/usr/lib/$TRIPLET"/xtables/*.so; do
+		[ ! -e "$b" ] || copy_bin "$b"
+	done
 	# pppd's kernel-mode PPPoE plugin (fastpath_pppoe); pppd itself needs no
 	# file in /etc/ppp: the test gives it every option.
 	for b in "$U"/usr/lib/pppd/*/pppoe.so "$U"/usr/lib/pppd/*/rp-pppoe.so; do
@@ -222,6 +242,14 @@ install_selftests() {
 		[ "$(basename "$f")" = vm ] || cp -r "$f" "$R/selftests/"
 	done
 	install -m 0755 "$VM_DIR/guest-init.sh" "$R/init"
+	# The kernel's netfilter selftests, built for this architecture only.
+	if ! is_foreign "$DEB_ARCH"; then
+		cp -r "$(bash "$VM_DIR/knf.sh")" "$R/knf"
+		# This run's share of its scripts (check.sh), else all of them.
+		[ -z "${FT_KNF_ROTATE:-}" ] || [[ $KVER != 6.12.* ]] ||
+			bash "$VM_DIR/knf.sh" --plan >&2
+		bash "$VM_DIR/knf.sh" --scripts >"$R/knf/scripts"
+	fi
 	# make bench and make demo (bench/guest/*.sh, ft.mode=bench|demo).
 	if [ -d "$REPO/bench/guest" ]; then
 		mkdir -p "$R/bench"

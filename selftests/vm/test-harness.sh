@@ -18,6 +18,10 @@
 #    failure whose log is kept under $CACHE/logs, and the exit is non-zero.
 #  - check.sh: a kernel splat or a kmemleak report on the console fails a
 #    run whose tests all passed (what make check-debug and CI rely on).
+#  - check.sh --matrix: kernel_netfilter on 6.12 only, the others dealt
+#    as without it; knf.sh --plan (its share in CI): every script of the
+#    kernel's netfilter suite in one slot, none over the share, the slot
+#    picked by the first-parent count.
 #  - debug-ci.sh --plan (the debug kernel's share in CI): every listed test
 #    is in one slot, no slot holds more than the share, the commit picks
 #    its slot by its first-parent count; debug-kernel.sh check --no-build
@@ -225,7 +229,7 @@ check "check.sh --matrix: passes" rc_is matrix 0
 # on TEST: the kernels that ran TEST, in order.
 on() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/matrix.out" | xargs; }
 check "check.sh --matrix: a core test runs on every kernel" test "$(on module_load)" = "5.10 6.1 6.12 7.2 other"
-check "check.sh --matrix: a pinned test runs on its kernel only" test "$(on fastpath_xdp)" = "6.12"
+check "check.sh --matrix: a pinned test runs on its kernel only" test "$(on fastpath_xdp)" = "7.2"
 check "check.sh --matrix: another platform runs the smoke set" test "$(on fault_rmmod)" = "5.10 other"
 check "check.sh --matrix: ... only" test "$(on gamma)" != "other"
 for t in alpha beta gamma delta; do
@@ -235,6 +239,15 @@ done
 check "check.sh --matrix: the shards differ" \
 	test "$(for t in alpha beta gamma delta; do on "$t"; done | sort -u | wc -l)" = 4
 check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "17 passed, 0 failed"
+# A pinned test (the kernel's 6.12 netfilter suite) runs on its kernel
+# only, and the others are dealt as before.
+pinned_tests="alpha beta gamma kernel_netfilter delta module_load fault_rmmod"
+STUB_TESTS=$pinned_tests run pin check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
+pinned() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/pin.out" | xargs; }
+check "check.sh --matrix: kernel_netfilter runs on 6.12 only" test "$(pinned kernel_netfilter)" = 6.12
+check "check.sh --matrix: ... and deals the others as without it" \
+	test "$(for t in alpha beta gamma delta; do pinned "$t"; done)" = \
+	"$(for t in alpha beta gamma delta; do on "$t"; done)"
 run full check.sh --kernels "5.10 6.1"
 check "check.sh without --matrix: every test on every kernel" test "$(sed -n 's/^\[\([0-9.]*\)\]  ok      beta$/\1/p' "$T/full.out" | xargs)" = "5.10 6.1"
 # The boots with two vCPUs: a race test runs on every kernel, in the
@@ -312,6 +325,24 @@ check "debug-kernel.sh check --no-build: no kernel without a build fails" test "
 check "debug-kernel.sh check --no-build: ... and says why" has "$T/nobuild.out" \
 	"no debug kernel for this debug.config"
 check "debug-kernel.sh check --no-build: ... before any build" hasnt "$T/nobuild.out" ": building it"
+
+# The kernel's netfilter suite in CI: the real scripts and rotation.
+knf_rc=0
+bash "$VM/knf.sh" --plan >"$T/knf.out" 2>&1 || knf_rc=$?
+knf_slots() { sed -n 's/^  slot [0-9]*: [0-9]* //p' "$T/knf.out" | xargs -n1; }
+knf_budget=$(sed -n 's/.* slots of at most \([0-9]*\) s .*/\1/p' "$T/knf.out")
+check "knf.sh --plan: prints the rotation" test "$knf_rc" = 0
+check "knf.sh: every script of the suite is in exactly one slot" \
+	test "$(knf_slots | sort)" = "$(bash "$VM/knf.sh" --list 2>/dev/null)"
+check "knf.sh: ... among them the ICMP errors and NAT" \
+	test "$(knf_slots | grep -cxE 'conntrack_icmp_related|nft_nat')" = 2
+check "knf.sh: no slot over its seconds, unless one script is" \
+	test "$(sed -n 's/^  slot [0-9]*: //p' "$T/knf.out" | awk -v b="$knf_budget" '$1 > b && NF > 2' | wc -l)" = 0
+check "knf.sh: the commit's first-parent count picks the slot" \
+	has "$T/knf.out" "this commit: slot $((count % $(knf_slots >/dev/null; sed -n 's/.* in \([0-9]*\) slots .*/\1/p' "$T/knf.out")))"
+check "knf.sh: FT_KNF_SLOT=1 runs slot 1's scripts" \
+	test "$(FT_KNF_ROTATE=1 FT_KNF_SLOT=1 bash "$VM/knf.sh" --scripts 2>/dev/null | xargs)" = \
+	"$(sed -n 's/^  slot 1: [0-9]* //p' "$T/knf.out")"
 
 run dkms dkms-vm.sh --kernels "bad good"
 check "dkms-vm.sh: a kernel that failed to prepare fails the run" rc_not dkms 0

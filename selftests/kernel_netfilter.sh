@@ -1,0 +1,165 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ksft-timeout: 21600
+# shellcheck disable=SC3043 # dash has local
+# The kernel's own netfilter selftests (tools/testing/selftests/net/
+# netfilter/ of linux-source-6.12, at /knf in the guest: selftests/vm/
+# knf.sh), each run twice in this boot, unchanged:
+#  1. on the full stack alone (fasttrack loaded, enabled nowhere);
+#  2. with fasttrack on for both families on every device of every netns
+#     the script makes: the test hook netns_enable (kmod/testhooks.c)
+#     gives each new netns the rule "*", as "ftctl enable '*'" would.
+# Both runs must end with the same exit code and the same PASS/FAIL/SKIP
+# lines (numbers and netns names stripped). Per script, one line:
+#   same       ... and fasttrack forwarded packets in run 2: a pass;
+#   not exercised  the same, but fasttrack forwarded nothing (not a pass,
+#              nor a failure);
+#   not run    the script skipped (a missing tool or kernel feature);
+#   differs    a failure: both outputs follow;
+#   full stack fails  run 1 failed: a failure (the script must be listed
+#              in knf.sh's KNF_EXCLUDE with why, or the setup fixed).
+# The forwarded count is the test hook netns_forwarded: the packets of
+# every netns, those gone too, read when none is between its removal from
+# the list and its exit.
+#
+# The scripts run with KSFT_MACHINE_SLOW=yes, as kselftest's runners run
+# them on a slow machine (an emulator is one): their own smaller workloads
+# (nft_zones_many: 500 zones, not 2000; fewer packets in br_netfilter,
+# nft_nat_zones, nft_queue), the same checks.
+# The scripts see the kernel's taint without the bits that loading
+# fasttrack (out of tree, unsigned) set: br_netfilter* and nft_queue skip
+# on a tainted kernel. In their place this test fails a script after which
+# the kernel has a taint it did not have before. What a script leaves
+# running in its namespaces is killed once it exits, so that they go.
+#
+# The scripts: KNF_SCRIPTS (space-separated), else those in /knf/scripts
+# (knf.sh writes this run's share there; make check-netfilter: all).
+# A script is given KNF_SECONDS (default 600) per run. Each script's
+# times also go to the kernel log, so that a long run shows its progress
+# on the console.
+. "$(dirname "$0")/lib.sh"
+
+KNF=/knf
+NF=$KNF/net/netfilter
+PARAM=/sys/module/fasttrack/parameters/netns_enable
+FWD=/sys/kernel/debug/fasttrack/netns_forwarded
+
+case $(uname -r) in
+6.12.*) ;;
+*) ft_skip "the 6.12 suite runs on the 6.12 kernel only, not $(uname -r)" ;;
+esac
+[ -d "$NF" ] || ft_skip "no kernel netfilter selftests at $NF (selftests/vm/knf.sh)"
+dmesg_mark
+ft_module_load
+if [ ! -w "$PARAM" ] || [ ! -r "$FWD" ]; then
+	ft_skip "fasttrack built without test hooks (FT_TEST_HOOKS=1)"
+fi
+defer sh -c "echo N >$PARAM"
+scripts=${KNF_SCRIPTS:-$(cat "$KNF/scripts" 2>/dev/null)}
+[ -n "$scripts" ] || ft_skip "no scripts listed in $KNF/scripts"
+secs=$(ft_secs "${KNF_SECONDS:-600}")
+OUT=$(mktemp -d)
+defer rm -rf "$OUT"
+log_info "suite: $(cat "$KNF/VERSION"), scripts: $scripts"
+
+# fwd_field N: field N of netns_forwarded (1: packets, 2: netns fasttrack
+# has state for, 3: those of them listed).
+fwd_field() { cut -d' ' -f"$1" "$FWD"; }
+# No netns between leaving the list and its exit: the packets are exact.
+fwd_settled() { [ "$(fwd_field 2)" = "$(fwd_field 3)" ]; }
+
+# normalise: the result lines of a script's output, with what differs from
+# run to run (numbers, random netns suffixes, timings) stripped.
+normalise() {
+	grep -E 'PASS|FAIL|SKIP|ERROR|\[ *OK *\]|\[XFAIL\]|\bok\b|not ok' |
+		sed -E 's/-[A-Za-z0-9]{6,}\b/-X/g; s/[0-9]+/N/g; s/[[:space:]]+/ /g'
+}
+
+# The taint bits of an out-of-tree and of an unsigned module.
+TAINT_MODULE=$(((1 << 12) | (1 << 13)))
+mynet=$(readlink /proc/self/ns/net)
+
+# kill_leftovers: kill what runs in a netns other than this one.
+kill_leftovers() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/net" 2>/dev/null)" = "$mynet" ] ||
+			kill -9 "${p#/proc/}" 2>/dev/null
+	done
+}
+
+# run NAME MODE: run script NAME with netns_enable=MODE (N or Y); leaves
+# its output in $OUT/NAME.MODE, exit code in .rc, forwarded packets in .fwd.
+run() {
+	local name="$1" mode="$2" f="$OUT/$1.$2" fwd0 start rc
+	echo "$mode" >"$PARAM"
+	busywait 60000 fwd_settled || log_info "$name: netns_forwarded not settled"
+	fwd0=$(fwd_field 1)
+	start=$(now_ms)
+	echo $(($(cat /proc/sys/kernel/tainted) & ~TAINT_MODULE)) >"$OUT/tainted"
+	cat /proc/sys/kernel/tainted >"$f.taint0"
+	# shellcheck disable=SC2016 # the inner shell's arguments
+	unshare -m sh -c 'mount --bind "$1" /proc/sys/kernel/tainted && cd "$2" &&
+		KSFT_MACHINE_SLOW=yes exec timeout -k 10 "$3" bash "./$4.sh"' - \
+		"$OUT/tainted" "$NF" "$secs" "$name" \
+		</dev/null >"$f" 2>&1
+	rc=$?
+	cat /proc/sys/kernel/tainted >"$f.taint"
+	echo N >"$PARAM"
+	kill_leftovers
+	# Its namespaces go in the background: their counts come with the exit.
+	busywait 60000 fwd_settled ||
+		log_info "$name: a netns still between its list and its exit 60 s later"
+	echo "$rc" >"$f.rc"
+	echo $(($(fwd_field 1) - fwd0)) >"$f.fwd"
+	echo $((($(now_ms) - start) / 1000)) >"$f.secs"
+}
+
+same=0 unexercised='' notrun='' bad=0
+for name in $scripts; do
+	if [ ! -f "$NF/$name.sh" ]; then
+		fail "$name: no such script in $NF"
+		continue
+	fi
+	run "$name" N
+	run "$name" Y
+	a=$OUT/$name.N b=$OUT/$name.Y
+	rca=$(cat "$a.rc") rcb=$(cat "$b.rc") fwd=$(cat "$b.fwd")
+	normalise <"$a" >"$a.norm"
+	normalise <"$b" >"$b.norm"
+	msg="$name: full stack exit $rca in $(cat "$a.secs") s; with fasttrack exit $rcb in $(cat "$b.secs") s, $fwd packets forwarded by it"
+	log_info "$msg"
+	echo "kernel_netfilter: $msg" >/dev/kmsg
+	for m in N Y; do
+		t0=$(cat "$OUT/$name.$m.taint0") t=$(cat "$OUT/$name.$m.taint")
+		[ "$t" = "$t0" ] ||
+			fail "$name: the kernel's taint stays (netns_enable=$m)" "$t0 before, $t after"
+	done
+	if [ "$rca" -ne 0 ] && [ "$rca" -ne "$KSFT_SKIP" ]; then
+		fail "$name: full stack fails it (exit $rca): fix the setup or list it in KNF_EXCLUDE" \
+			"full stack:" "$(cat "$a")"
+		bad=$((bad + 1))
+	elif [ "$rca" != "$rcb" ] || ! cmp -s "$a.norm" "$b.norm"; then
+		fail "$name: same result with fasttrack on every device" \
+			"exit $rca on the full stack, $rcb with fasttrack" \
+			"result lines that differ (< full stack, > fasttrack):" \
+			"$(diff "$a.norm" "$b.norm")" \
+			"full stack's output:" "$(cat "$a")" \
+			"with fasttrack:" "$(cat "$b")"
+		bad=$((bad + 1))
+	elif [ "$rca" -eq "$KSFT_SKIP" ]; then
+		log_info "$name: not run: $(grep -m1 SKIP "$a")"
+		notrun="$notrun $name"
+	elif [ "$fwd" -eq 0 ]; then
+		log_info "$name: not exercised: the same result, but fasttrack forwarded nothing"
+		unexercised="$unexercised $name"
+	else
+		pass "$name: same result with fasttrack on every device ($fwd packets fast)"
+		same=$((same + 1))
+	fi
+done
+
+log_info "the same: $same; differ or fail: $bad;" \
+	"not exercised:${unexercised:- none}; not run:${notrun:- none}"
+check_dmesg_clean "no kernel splat"
+ft_exit
