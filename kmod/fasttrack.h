@@ -955,6 +955,9 @@ int ft_testhooks_init(void);
 void ft_testhooks_exit(void);
 void ft_test_insert_window(const struct ft_flow *flow);
 bool ft_test_gc_paused(void);
+struct dentry *ft_test_debugfs_dir(void);
+/* testhooks_netns.c */
+void ft_test_netns_init(void);
 void ft_test_net_init(struct ft_net *fn);
 void ft_test_net_exit(struct ft_net *fn);
 #else
@@ -962,6 +965,7 @@ static inline int ft_testhooks_init(void) { return 0; }
 static inline void ft_testhooks_exit(void) {}
 static inline void ft_test_insert_window(const struct ft_flow *flow) {}
 static inline bool ft_test_gc_paused(void) { return false; }
+static inline void ft_test_netns_init(void) {}
 static inline void ft_test_net_init(struct ft_net *fn) {}
 static inline void ft_test_net_exit(struct ft_net *fn) {}
 #endif

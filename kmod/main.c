@@ -125,6 +125,7 @@ static int __init ft_init(void)
 	err = ft_testhooks_init();
 	if (err)
 		goto err_testhooks;
+	ft_test_netns_init();
 	err = ft_genl_init();
 	if (err)
 		goto err_genl;

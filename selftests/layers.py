@@ -43,6 +43,8 @@ LAYERS = {
         ["dev.c"],
         ["dev_rules.c"],
         ["dev_events.c"],
+        # Test hooks of a netns as a whole, which add device rules.
+        ["testhooks_netns.c"],
         # The API: policies, what commands share, the commands, the
         # family's table of them; then the module.
         ["nl_policy.c"],
