@@ -52,6 +52,21 @@ static inline void ft_vlan_count_tx(struct vlan_pcpu_stats *s,
 	u64_stats_update_end(&s->syncp);
 }
 
+/* As vlan_do_receive() counts, @len from the IP header on. */
+static inline void ft_vlan_count_rx(struct vlan_pcpu_stats *s,
+				    unsigned int len)
+{
+	u64_stats_update_begin(&s->syncp);
+#ifdef FT_HAVE_VLAN_U64_STATS_T
+	u64_stats_inc(&s->rx_packets);
+	u64_stats_add(&s->rx_bytes, len);
+#else
+	s->rx_packets++;
+	s->rx_bytes += len;
+#endif
+	u64_stats_update_end(&s->syncp);
+}
+
 /*
  * Packet taps on a device, in an RCU read section the caller holds: newer
  * kernels' dev_nit_active() takes one of its own, two calls under

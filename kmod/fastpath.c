@@ -7,18 +7,9 @@
  * reason; nothing is dropped here.
  */
 #include <linux/etherdevice.h>
-#include <linux/if_vlan.h>
-#include <linux/inetdevice.h>
-#include <net/addrconf.h>
-#include <net/checksum.h>
-#include <net/dsfield.h>
-#include <net/inet_ecn.h>
 #include <net/dst.h>
-#include <net/neighbour.h>
-#include <net/route.h>
-#include <net/sch_generic.h>
 
-#include "fasttrack.h"
+#include "fwd.h"
 
 static const enum ft_punt ft_parse_punt[] = {
 	[FT_PARSE_TCP_FLAGS]	= FT_PUNT_TCP_FLAGS,
@@ -58,198 +49,6 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 			    const struct sk_buff *skb, enum ft_punt reason)
 {
 	return ft_punt_looked(fd, fam, skb, reason, NULL, FT_RX_NOT_LOOKED);
-}
-
-/* The L4 checksum field, or NULL for UDP over IPv4 without a checksum. */
-static __sum16 *ft_l4_check(struct sk_buff *skb, u8 l4proto, void *l4)
-{
-	if (l4proto == IPPROTO_TCP)
-		return &((struct tcphdr *)l4)->check;
-	if (!((struct udphdr *)l4)->check && skb->ip_summed != CHECKSUM_PARTIAL)
-		return NULL;
-	return &((struct udphdr *)l4)->check;
-}
-
-static void ft_l4_fixup_zero(u8 l4proto, __sum16 *check)
-{
-	if (l4proto == IPPROTO_UDP && !*check)
-		*check = CSUM_MANGLED_0;
-}
-
-/*
- * @check is the L4 checksum as ft_l4_check() found it before the address
- * rewrite: looked up again here, a UDP checksum that the address rewrite
- * happened to bring to 0 would read as "no checksum", and the port rewrite
- * would leave it wrong (a 0 that IPv6 receivers drop).
- */
-static void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
-			 unsigned int nat, void *l4, __sum16 *check)
-{
-	__be16 *ports = l4;	/* source, dest: same place in TCP and UDP */
-	const struct ft_nat *rw = ft_flow_rewrite(flow);
-
-	if (nat & FT_NAT_SPORT) {
-		if (check)
-			inet_proto_csum_replace2(check, skb, ports[0],
-						 rw->sport, false);
-		ports[0] = rw->sport;
-	}
-	if (nat & FT_NAT_DPORT) {
-		if (check)
-			inet_proto_csum_replace2(check, skb, ports[1],
-						 rw->dport, false);
-		ports[1] = rw->dport;
-	}
-	if (check)
-		ft_l4_fixup_zero(flow->key.l4proto, check);
-}
-
-/*
- * Rewrite the address at @addr, of @fam, to @to. The L4 checksum @check,
- * if any, covers it through the pseudo-header; only IPv4 has a header
- * checksum, @l3check.
- */
-static void ft_nat_addr(struct sk_buff *skb, enum ft_fam fam, void *addr,
-			const union ft_addr *to, __sum16 *check,
-			__sum16 *l3check)
-{
-	struct in6_addr *a6 = addr;
-	__be32 *a4 = addr;
-
-	if (fam == FT_FAM_V4) {
-		if (check)
-			inet_proto_csum_replace4(check, skb, *a4, to->ip, true);
-		csum_replace4(l3check, *a4, to->ip);
-		*a4 = to->ip;
-		return;
-	}
-	if (check)
-		inet_proto_csum_replace16(check, skb, a6->s6_addr32,
-					  to->in6.s6_addr32, true);
-	*a6 = to->in6;
-}
-
-/*
- * The rewrites @nat (ft_flow_nat(), not 0) of a packet of @flow, whose
- * addresses are at @saddr and @daddr and whose L4 header is at @l4.
- */
-static void ft_nat(struct sk_buff *skb, const struct ft_flow *flow,
-		   unsigned int nat, void *saddr, void *daddr, void *l4,
-		   __sum16 *l3check)
-{
-	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
-	const struct ft_nat *rw = ft_flow_rewrite(flow);
-	enum ft_fam fam = flow->key.fam;
-
-	if (nat & FT_NAT_SRC)
-		ft_nat_addr(skb, fam, saddr, &rw->src, check, l3check);
-	if (nat & FT_NAT_DST)
-		ft_nat_addr(skb, fam, daddr, &rw->dst, check, l3check);
-	if (nat & (FT_NAT_SPORT | FT_NAT_DPORT))
-		ft_nat_ports(skb, flow, nat, l4, check);
-	else if (check)
-		ft_l4_fixup_zero(flow->key.l4proto, check);
-}
-
-/*
- * What forwarding changes in every packet; a plain flow checks no NAT.
- * ip_forward() sets the priority from the TOS as it is after prerouting:
- * as the packet entered, unless prerouting rewrote it (learn.c).
- */
-static void ft_rewrite_ipv4(struct sk_buff *skb, const struct ft_flow *flow)
-{
-	struct iphdr *iph = ip_hdr(skb);
-	unsigned int nat = ft_flow_nat(flow);
-
-	if (test_bit(FT_FLOW_PRIO_TOS, &flow->flags))
-		skb->priority = rt_tos2priority(iph->tos);
-	ip_decrease_ttl(iph);
-	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
-		ipv4_change_dsfield(iph, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
-	if (nat)
-		ft_nat(skb, flow, nat, &iph->saddr, &iph->daddr, iph + 1,
-		       &iph->check);
-}
-
-static void ft_rewrite_ipv6(struct sk_buff *skb, const struct ft_flow *flow)
-{
-	struct ipv6hdr *ip6h = ipv6_hdr(skb);
-	unsigned int nat = ft_flow_nat(flow);
-
-	ip6h->hop_limit--;
-	if (unlikely(ft_flow_sets(flow) & FT_META_DSCP))
-		ipv6_change_dsfield(ip6h, INET_ECN_MASK, ft_flow_meta(flow)->dscp);
-	if (nat)
-		ft_nat(skb, flow, nat, &ip6h->saddr, &ip6h->daddr, ip6h + 1,
-		       NULL);
-}
-
-/*
- * Is the next hop still usable? Drives neighbour state as the stack does.
- * A layer-3 device has no neighbour: it is usable while its next hop lives.
- */
-static bool ft_neigh_usable(struct neighbour *n)
-{
-	u8 state;
-
-	if (!n)
-		return true;
-	state = READ_ONCE(n->nud_state);
-	if (unlikely(READ_ONCE(n->dead) || !(state & NUD_VALID)))
-		return false;
-	/* STALE: start the probe the stack would start; send meanwhile. */
-	if (!(state & NUD_CONNECTED))
-		neigh_event_send(n, NULL);
-	return true;
-}
-
-static void ft_count(struct ft_net *fn, struct ft_dev *fd,
-		     struct ft_flow *flow, unsigned int len)
-{
-	struct ft_dev_stats_pcpu *ds = this_cpu_ptr(fd->stats);
-	enum ft_fam fam = flow->key.fam;
-
-	ft_flow_acct_add(flow, 1, len);
-
-	u64_stats_update_begin(&ds->syncp);
-	u64_stats_inc(&ds->packets[fam]);
-	u64_stats_add(&ds->bytes[fam], len);
-	u64_stats_update_end(&ds->syncp);
-
-	ft_stat_inc(fn, FT_STAT_FWD_PKTS);
-	ft_stat_add(fn, FT_STAT_FWD_BYTES, len);
-}
-
-/*
- * Would __dev_queue_xmit() on @dev do more than hand the frame to its
- * ndo_start_xmit? Only if something is attached to the device: a qdisc
- * other than noqueue, tc egress (clsact, tcx), netfilter egress hooks,
- * packet taps (AF_PACKET, tcpdump) or netpoll. Each is one load, read per
- * packet, so what the operator attaches applies from the next packet on.
- */
-static bool ft_dev_xmit_hooked(struct net_device *dev)
-{
-	/* noqueue is the qdisc without an enqueue operation */
-	if (rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue)
-		return true;
-	if (ft_dev_nit_active(dev))
-		return true;
-#ifdef FT_HAVE_TCX_EGRESS
-	if (rcu_access_pointer(dev->tcx_egress))
-		return true;
-#elif IS_ENABLED(CONFIG_NET_CLS_ACT)
-	if (rcu_access_pointer(dev->miniq_egress))
-		return true;
-#endif
-#if defined(FT_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
-	if (rcu_access_pointer(dev->nf_hooks_egress))
-		return true;
-#endif
-#ifdef CONFIG_NETPOLL
-	if (rcu_access_pointer(dev->npinfo))
-		return true;
-#endif
-	return false;
 }
 
 /*
@@ -392,70 +191,14 @@ static bool ft_hw_forwarded(const struct sk_buff *skb)
 #endif
 }
 
-/*
- * Would the stack forward what arrives on @dev at all? Both families read
- * the switch per packet (ip_route_input_slow(), ip6_forward()), and so do
- * we: a flow whose route is re-armed past an IPv4 generation change would
- * not see the change of the switch otherwise. Both drop what arrives on a
- * device without the family's configuration, and ipv6_rcv() what arrives
- * where net.ipv6.conf.DEV.disable_ipv6 is set, which changes no route a
- * flow from @dev depends on.
- */
-static bool ft_forwarding(const struct net_device *dev, enum ft_fam fam)
-{
-	struct in_device *in_dev;
-	struct inet6_dev *idev;
-
-	if (fam == FT_FAM_V6) {
-		idev = __in6_dev_get(dev);
-		return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
-		       READ_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding);
-	}
-	in_dev = __in_dev_get_rcu(dev);
-	return in_dev && IN_DEV_FORWARD(in_dev);
-}
-
-/*
- * Is @skb too big for @flow's route? Its MTU is the route's, or its egress
- * device's (ft_route_mtu()), read now: IPv4's dev->mtu, or IPv6's own,
- * which ip6_forward() raises to IPV6_MIN_MTU, so that a packet that fits
- * in that reads nothing.
- */
+/* Is @skb too big for @flow's route (ft_flow_mtu())? */
 static bool ft_flow_too_big(const struct sk_buff *skb,
 			    const struct ft_flow *flow)
 {
-	const struct ft_nh *nh = flow->nh;
-	unsigned int mtu = nh->mtu;
-	struct inet6_dev *idev;
+	unsigned int mtu = ft_flow_mtu(flow, skb->len);
 
-	if (mtu) {
-		/* the route's */
-	} else if (flow->key.fam == FT_FAM_V4) {
-		mtu = min_t(unsigned int, READ_ONCE(nh->dev->mtu), IP_MAX_MTU);
-	} else {
-		if (skb->len <= IPV6_MIN_MTU)
-			return false;
-		idev = __in6_dev_get(nh->dev);
-		mtu = max_t(unsigned int, idev ? READ_ONCE(idev->cnf.mtu6) : 0,
-			    IPV6_MIN_MTU);
-	}
 	return skb->len > mtu &&
 	       !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, mtu));
-}
-
-/*
- * A flow that rewrites the DSCP and takes the priority from the TOS was
- * learned where the TOS before the rewrite and the one after it gave the
- * same priority (FT_FLOW_PRIO_EITHER): which of them ip_forward() sees
- * depends on whether prerouting rewrites it, which the learn could not
- * tell. A packet whose TOS gives another one needs the stack to tell.
- */
-static bool ft_flow_prio_holds(const struct ft_flow *flow,
-			       const struct sk_buff *skb)
-{
-	return !test_bit(FT_FLOW_PRIO_EITHER, &flow->flags) ||
-	       rt_tos2priority(ip_hdr(skb)->tos) ==
-	       rt_tos2priority(ft_flow_meta(flow)->dscp);
 }
 
 /*
@@ -467,60 +210,16 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 			  struct sk_buff *skb)
 {
 	const struct net *net = dev_net(skb->dev);
-	struct nf_conn *ct = flow->ct;
 	enum ft_stat reason;
 	bool dst_ok;
-	u32 mask;
 
-	if (unlikely(nf_ct_is_dying(ct) || nf_ct_is_expired(ct))) {
-		reason = FT_STAT_CT_GONE;
-		goto stale;
-	}
-	/*
-	 * Refresh an entry close to its expiry, as the stack's packet would:
-	 * the GC's next visit may be a sweep away, after it ran out.
-	 */
-	if (unlikely((s32)(READ_ONCE(ct->timeout) - nfct_time_stamp) <
-		     FT_GC_SWEEP))
-		ft_ct_refresh(flow, nfct_time_stamp);
-	/* The skip mark, set on the connection since (conntrack -U). */
-	mask = READ_ONCE(fn->cfg.skip_mask);
-	if (unlikely(mask) && ft_ct_skip_marked(fn, ct, mask)) {
-		reason = FT_STAT_RULESET_CHANGED;
-		goto stale;
-	}
-	/* IPsec appeared since the route was last looked up. */
-	if (unlikely(ft_xfrm_active(net)) &&
-	    test_bit(FT_FLOW_NO_XFRM, &flow->flags)) {
-		reason = FT_STAT_ROUTE_CHANGED;
-		goto stale;
-	}
-	/* Before the route: a device event would only waste a lookup. */
-	if (unlikely(READ_ONCE(flow->nh->dead))) {
-		reason = FT_STAT_INVALIDATED;	/* its device changed */
-		goto stale;
-	}
-	/* One number for the route and the ruleset: its family's log. */
-	if (unlikely(!ft_flow_fresh(fn, flow, net))) {
-		dst_ok = ft_flow_dst_ok(fn, flow, net);
-		if (!dst_ok || READ_ONCE(flow->route_seq) !=
-		    (u32)atomic_read(&fn->gen[ft_gen_route(flow->key.fam)])) {
-			reason = ft_route_recheck(fn, flow, skb, dst_ok);
-			if (reason)
-				goto stale;
-		}
-	}
-	if (unlikely(!ft_neigh_usable(flow->nh->neigh))) {
-		reason = FT_STAT_NEIGH_CHANGED;
-		goto stale;
-	}
-	if (unlikely(!ft_flow_prio_holds(flow, skb))) {
-		reason = FT_STAT_INVALIDATED;
-		goto stale;
-	}
-	return true;
-
-stale:
+	reason = ft_flow_state(fn, flow, net);
+	if (!reason && unlikely(!ft_flow_route_holds(fn, flow, net, &dst_ok)))
+		reason = ft_route_recheck(fn, flow, skb, dst_ok);
+	if (!reason)
+		reason = ft_flow_path(flow, skb_network_header(skb));
+	if (likely(!reason))
+		return true;
 	ft_flow_teardown(fn, flow, reason);
 	return false;
 }
@@ -597,11 +296,11 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 
 	skb_forward_csum(skb);
 	if (fam == FT_FAM_V4)
-		ft_rewrite_ipv4(skb, flow);
+		ft_rewrite_ipv4(skb, ip_hdr(skb), flow);
 	else
-		ft_rewrite_ipv6(skb, flow);
+		ft_rewrite_ipv6(skb, ipv6_hdr(skb), flow);
 
-	ft_count(fn, fd, flow, skb->len);
+	ft_count(fn, fd, flow, skb->len, false);
 	ft_xmit(skb, flow);
 	return NF_STOLEN;
 }

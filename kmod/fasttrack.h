@@ -85,6 +85,7 @@ enum ft_stat {
 	FT_STAT_ROUTE_REVALIDATED,
 	FT_STAT_RULE_SKIPPED,
 	FT_STAT_NOLEARN_MANGLED,
+	FT_STAT_XDP_BYPASSED,
 	FT_STAT_NUM,
 
 	/* Removal reasons no counter records (the counters go with them): */
@@ -164,6 +165,8 @@ extern const enum ft_stat ft_punt_stat[FT_PUNT_NUM];
 struct ft_dev_stats_pcpu {
 	u64_stats_t packets[FT_FAM_NUM];
 	u64_stats_t bytes[FT_FAM_NUM];
+	u64_stats_t xdp_packets[FT_FAM_NUM];	/* of packets: XDP tier's */
+	u64_stats_t xdp_bytes[FT_FAM_NUM];
 	u64_stats_t punted[FT_FAM_NUM][FT_PUNT_NUM];
 	struct u64_stats_sync syncp;
 };
@@ -531,8 +534,16 @@ static inline void ft_stat_inc(struct ft_net *fn, enum ft_stat stat)
 void ft_stats_read(struct ft_net *fn, u64 *out);
 void ft_stats_read_cpu(struct ft_net *fn, int cpu, u64 *out);
 u32 ft_stat_reason(enum ft_stat stat);
+/* What a device forwarded of a family, all tiers and the XDP tier's. */
+struct ft_dev_counts {
+	u64 packets;
+	u64 bytes;
+	u64 xdp_packets;
+	u64 xdp_bytes;
+};
+
 void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
-		       u64 *packets, u64 *bytes);
+		       struct ft_dev_counts *c);
 void ft_dev_punts_read(const struct ft_dev *fd, enum ft_fam fam,
 		       u64 punted[FT_PUNT_NUM]);
 
@@ -912,6 +923,31 @@ void ft_rx_note(struct ft_net *fn, enum ft_fam fam, const struct sk_buff *skb,
 /* fastpath.c */
 unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state);
+
+/* xdp.c: the XDP tier, where the kernel has kfuncs and the module BTF */
+#ifdef FT_HAVE_XDP_TIER
+struct xdp_md;
+struct fasttrack_xdp_out;
+int bpf_fasttrack_xdp(struct xdp_md *ctx, struct fasttrack_xdp_out *out,
+		      u32 out_len);
+void ft_xdp_init(void);
+bool ft_xdp_available(void);
+u32 ft_xdp_dev_blocked(struct net_device *dev);
+#else
+static inline void ft_xdp_init(void)
+{
+}
+
+static inline bool ft_xdp_available(void)
+{
+	return false;
+}
+
+static inline u32 ft_xdp_dev_blocked(struct net_device *dev)
+{
+	return 0;
+}
+#endif
 
 /* testhooks.c */
 #ifdef FT_TEST_HOOKS

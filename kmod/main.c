@@ -126,6 +126,7 @@ static int __init ft_init(void)
 	err = ft_genl_init();
 	if (err)
 		goto err_genl;
+	ft_xdp_init();
 
 	pr_info("version %s loaded\n", FASTTRACK_VERSION);
 	return 0;

@@ -167,21 +167,26 @@ static int ft_nl_put_punted(struct sk_buff *msg, const struct ft_dev *fd,
 static int ft_nl_put_family(struct sk_buff *msg, const struct ft_dev *fd,
 			    enum ft_fam fam)
 {
+	struct ft_dev_counts c;
 	struct nlattr *nest;
-	u64 packets, bytes;
 
 	nest = nla_nest_start(msg, fam == FT_FAM_V4 ? FASTTRACK_A_DEV_IPV4 :
 						      FASTTRACK_A_DEV_IPV6);
 	if (!nest)
 		return -EMSGSIZE;
-	ft_dev_stats_read(fd, fam, &packets, &bytes);
+	ft_dev_stats_read(fd, fam, &c);
 	if (nla_put_u8(msg, FASTTRACK_A_DEVFAM_ENABLED,
 		       !!(fd->families & ft_fam_flag(fam))) ||
-	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_PACKETS, packets,
+	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_PACKETS, c.packets,
 			      FASTTRACK_A_DEVFAM_PAD) ||
-	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_BYTES, bytes,
+	    nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_BYTES, c.bytes,
 			      FASTTRACK_A_DEVFAM_PAD) ||
-	    ft_nl_put_punted(msg, fd, fam)) {
+	    ft_nl_put_punted(msg, fd, fam) ||
+	    (ft_xdp_available() &&
+	     (nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_XDP_PACKETS,
+				c.xdp_packets, FASTTRACK_A_DEVFAM_PAD) ||
+	      nla_put_u64_64bit(msg, FASTTRACK_A_DEVFAM_XDP_BYTES,
+				c.xdp_bytes, FASTTRACK_A_DEVFAM_PAD)))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -201,7 +206,10 @@ static int ft_nl_fill_dev(struct sk_buff *msg, const struct ft_dev *fd,
 	if (nla_put_u32(msg, FASTTRACK_A_IFINDEX, fd->dev->ifindex) ||
 	    nla_put_string(msg, FASTTRACK_A_IFNAME, fd->dev->name) ||
 	    ft_nl_put_family(msg, fd, FT_FAM_V4) ||
-	    ft_nl_put_family(msg, fd, FT_FAM_V6)) {
+	    ft_nl_put_family(msg, fd, FT_FAM_V6) ||
+	    (ft_xdp_available() &&
+	     nla_put_u32(msg, FASTTRACK_A_DEV_XDP_BLOCKED,
+			 ft_xdp_dev_blocked(fd->dev)))) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
 	}

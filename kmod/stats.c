@@ -54,25 +54,28 @@ u32 ft_stat_reason(enum ft_stat stat)
 }
 
 void ft_dev_stats_read(const struct ft_dev *fd, enum ft_fam fam,
-		       u64 *packets, u64 *bytes)
+		       struct ft_dev_counts *c)
 {
 	int cpu;
 
-	*packets = 0;
-	*bytes = 0;
+	memset(c, 0, sizeof(*c));
 	for_each_possible_cpu(cpu) {
 		const struct ft_dev_stats_pcpu *s = per_cpu_ptr(fd->stats, cpu);
+		struct ft_dev_counts v;
 		unsigned int start;
-		u64 p, b;
 
 		do {
 			start = u64_stats_fetch_begin(&s->syncp);
-			p = u64_stats_read(&s->packets[fam]);
-			b = u64_stats_read(&s->bytes[fam]);
+			v.packets = u64_stats_read(&s->packets[fam]);
+			v.bytes = u64_stats_read(&s->bytes[fam]);
+			v.xdp_packets = u64_stats_read(&s->xdp_packets[fam]);
+			v.xdp_bytes = u64_stats_read(&s->xdp_bytes[fam]);
 		} while (u64_stats_fetch_retry(&s->syncp, start));
 
-		*packets += p;
-		*bytes += b;
+		c->packets += v.packets;
+		c->bytes += v.bytes;
+		c->xdp_packets += v.xdp_packets;
+		c->xdp_bytes += v.xdp_bytes;
 	}
 }
 

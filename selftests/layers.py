@@ -38,7 +38,7 @@ LAYERS = {
         ["table.c"],
         # What the ingress hook tells the learn hook of a packet.
         ["rx.c"],
-        ["fastpath.c", "learn.c"],
+        ["fastpath.c", "xdp.c", "learn.c"],
         # Enabled devices, the rules that enable them, device events.
         ["dev.c"],
         ["dev_rules.c"],
