@@ -3,6 +3,7 @@
  * ftctl xdp: the XDP tier on and off per device, and where it is on.
  * The work is xdp.c's; this is the command line and the listing.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "commands.h"
 #include "dev.h"
 #include "json.h"
+#include "parse.h"
 #include "print.h"
 #include "session.h"
 #include "state.h"
@@ -85,6 +87,19 @@ int cmd_xdp(struct ftctl *ft, int argc, char **argv)
 		return ft_usage(ft, "unexpected argument '%s'", argv[3]);
 	if (ft->json)
 		return ft_usage(ft, "xdp %s prints no JSON", argv[1]);
+	/*
+	 * In a batch (fasttrack.conf at boot), a device that is not there
+	 * yet is skipped, said, so that the rest of the file applies: the
+	 * tier, unlike an enable, is not kept by name.
+	 */
+	if (ft->batch && (on || strcmp(argv[2], "all")) &&
+	    check_ifname(argv[2]) == -ENODEV) {
+		if (ft->check_only)
+			return FT_CHECKED;
+		ft_warn("xdp %s %s: no such device, skipped (the XDP tier is attached to a device that exists: run \"ftctl xdp %s %s\" once it does)",
+			argv[1], argv[2], argv[1], argv[2]);
+		return FT_OK;
+	}
 	if (on || strcmp(argv[2], "all")) {
 		ret = ft_check_dev(ft, argv[2]);
 		if (ret)

@@ -15,6 +15,8 @@
 #     them, then its ExecReload= lines), and "ftctl show" has the devices
 #     of the file enabled;
 #   - a TCP transfer through those devices goes by the fast path;
+#   - where the DKMS build has the XDP tier, its program attached makes
+#     rmmod fail, and the purge's prerm detaches it;
 #   - apt-get purge of both packages leaves nothing behind: no file of the
 #     packages, no DKMS tree, no module under /lib/modules/*/updates, no
 #     conffile, nothing at all in the overlay's upper layer but the
@@ -174,11 +176,33 @@ fp_check_offload "IPv4 TCP upload" "$size" "$FPD_C2S" "$(fp_cdelta 4)"
 
 took "the service and the transfer"
 
+# --------------------------------------------- the XDP tier holds the module --
+# Where the DKMS build has the tier (the module's BTF has its kfunc): the
+# program, attached in the initial namespace, makes rmmod fail; the
+# packages' prerm detaches it ("fasttrack: xdp off ftv0" in the log).
+xdp_dev=
+if grep -q bpf_fasttrack_xdp /sys/kernel/btf/fasttrack 2>/dev/null; then
+	must ip link add ftv0 type veth peer name ftv1
+	defer ip link del ftv0
+	must ip link set ftv0 up
+	must ip link set ftv1 up
+	check "ftctl xdp on ftv0, in the initial namespace" in_root ftctl xdp on ftv0
+	check_fail "rmmod fasttrack fails while the XDP program is attached" "" rmmod fasttrack
+	xdp_dev=ftv0
+else
+	log_info "the DKMS-built module has no XDP tier on $KVER: the prerm's detach is not exercised"
+fi
+
 # ------------------------------------------------------------------ purge --
 in_root dpkg -L fasttrack-dkms fasttrack-tools 2>/dev/null | sort -u >/tmp/pkg.files
 must grep -qx /usr/sbin/ftctl /tmp/pkg.files
-check "rmmod fasttrack" rmmod fasttrack
+[ -n "$xdp_dev" ] || check "rmmod fasttrack" rmmod fasttrack
 pkg_step "apt-get purge fasttrack-tools fasttrack-dkms" apt-get purge -y -q fasttrack-tools fasttrack-dkms
+if [ -n "$xdp_dev" ]; then
+	check_output "the prerm detached the XDP program" "" sh -c \
+		"ip link show dev $xdp_dev | grep -o 'xdp[a-z]*' | head -n1"
+	check "rmmod fasttrack, after the purge" rmmod fasttrack
+fi
 check_eq "dpkg knows neither package any more" "" \
 	"$(in_root dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' fasttrack-dkms fasttrack-tools 2>/dev/null | grep -v '^un')"
 left=
