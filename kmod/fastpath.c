@@ -52,6 +52,38 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 }
 
 /*
+ * Would __dev_queue_xmit() on @dev do more than hand the frame to its
+ * ndo_start_xmit? Only if something is attached to the device: a qdisc
+ * other than noqueue, tc egress (clsact, tcx), netfilter egress hooks,
+ * packet taps (AF_PACKET, tcpdump) or netpoll. Each is one load, read per
+ * packet, so what the operator attaches applies from the next packet on.
+ */
+static bool ft_dev_xmit_hooked(struct net_device *dev)
+{
+	/* noqueue is the qdisc without an enqueue operation */
+	if (rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue)
+		return true;
+	if (ft_dev_nit_active(dev))
+		return true;
+#ifdef FT_HAVE_TCX_EGRESS
+	if (rcu_access_pointer(dev->tcx_egress))
+		return true;
+#elif IS_ENABLED(CONFIG_NET_CLS_ACT)
+	if (rcu_access_pointer(dev->miniq_egress))
+		return true;
+#endif
+#if defined(FT_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+	if (rcu_access_pointer(dev->nf_hooks_egress))
+		return true;
+#endif
+#ifdef CONFIG_NETPOLL
+	if (rcu_access_pointer(dev->npinfo))
+		return true;
+#endif
+	return false;
+}
+
+/*
  * Could anything on the way out through @dev read an skb's conntrack
  * entry? What is attached to it (ft_dev_xmit_hooked()), or to the real
  * device a VLAN hands the skb to. The entry costs an atomic on its shared
@@ -214,12 +246,19 @@ static bool ft_flow_valid(struct ft_net *fn, struct ft_flow *flow,
 	bool dst_ok;
 
 	reason = ft_flow_state(fn, flow, net);
-	if (!reason && unlikely(!ft_flow_route_holds(fn, flow, net, &dst_ok)))
+	if (unlikely(reason))
+		goto stale;
+	if (unlikely(!ft_flow_route_holds(fn, flow, net, &dst_ok))) {
 		reason = ft_route_recheck(fn, flow, skb, dst_ok);
-	if (!reason)
-		reason = ft_flow_path(flow, skb_network_header(skb));
-	if (likely(!reason))
-		return true;
+		if (reason)
+			goto stale;
+	}
+	reason = ft_flow_path(flow, skb_network_header(skb));
+	if (unlikely(reason))
+		goto stale;
+	return true;
+
+stale:
 	ft_flow_teardown(fn, flow, reason);
 	return false;
 }
@@ -236,6 +275,11 @@ unsigned int ft_ingress_hook(void *priv, struct sk_buff *skb,
 
 	/* Receive runs with BH off: per-CPU state below relies on it. */
 	lockdep_assert_in_softirq();
+	/* fwd.h's helpers test for a frame without an skb (the XDP tier):
+	 * not here, which the compiler is to know.
+	 */
+	if (!skb)
+		unreachable();
 	if (skb->protocol == htons(ETH_P_IP))
 		fam = FT_FAM_V4;
 	else if (skb->protocol == htons(ETH_P_IPV6))

@@ -3,8 +3,10 @@
  * What the two tiers of the fast path share, the skb tier (fastpath.c) and
  * the XDP tier (xdp.c): the checks that a cached decision still holds, the
  * rewrite of a forwarded packet and its accounting. Inline, so that each
- * tier pays no call for them: a tier passes a NULL skb where it has none
- * (XDP), and the compiler drops what only an skb needs.
+ * tier pays no call for them: the XDP tier passes a NULL skb, and the skb
+ * tier tells the compiler that its skb is never NULL, so that each copy
+ * keeps only its own checksum updates. The NAT rewrite, which a plain flow
+ * never runs, is left to the compiler.
  */
 #ifndef _FT_FWD_H
 #define _FT_FWD_H
@@ -88,10 +90,8 @@ static inline void ft_l4_fixup_zero(u8 l4proto, __sum16 *check)
  * happened to bring to 0 would read as "no checksum", and the port rewrite
  * would leave it wrong (a 0 that IPv6 receivers drop).
  */
-static __always_inline void ft_nat_ports(struct sk_buff *skb,
-					 const struct ft_flow *flow,
-					 unsigned int nat, void *l4,
-					 __sum16 *check)
+static inline void ft_nat_ports(struct sk_buff *skb, const struct ft_flow *flow,
+				unsigned int nat, void *l4, __sum16 *check)
 {
 	__be16 *ports = l4;	/* source, dest: same place in TCP and UDP */
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
@@ -115,9 +115,9 @@ static __always_inline void ft_nat_ports(struct sk_buff *skb,
  * if any, covers it through the pseudo-header; only IPv4 has a header
  * checksum, @l3check.
  */
-static __always_inline void ft_nat_addr(struct sk_buff *skb, enum ft_fam fam,
-					void *addr, const union ft_addr *to,
-					__sum16 *check, __sum16 *l3check)
+static inline void ft_nat_addr(struct sk_buff *skb, enum ft_fam fam,
+			       void *addr, const union ft_addr *to,
+			       __sum16 *check, __sum16 *l3check)
 {
 	struct in6_addr *a6 = addr;
 	__be32 *a4 = addr;
@@ -139,10 +139,9 @@ static __always_inline void ft_nat_addr(struct sk_buff *skb, enum ft_fam fam,
  * The rewrites @nat (ft_flow_nat(), not 0) of a packet of @flow, whose
  * addresses are at @saddr and @daddr and whose L4 header is at @l4.
  */
-static __always_inline void ft_nat(struct sk_buff *skb,
-				   const struct ft_flow *flow,
-				   unsigned int nat, void *saddr, void *daddr,
-				   void *l4, __sum16 *l3check)
+static inline void ft_nat(struct sk_buff *skb, const struct ft_flow *flow,
+			  unsigned int nat, void *saddr, void *daddr, void *l4,
+			  __sum16 *l3check)
 {
 	__sum16 *check = ft_l4_check(skb, flow->key.l4proto, l4);
 	const struct ft_nat *rw = ft_flow_rewrite(flow);
@@ -239,47 +238,6 @@ static __always_inline void ft_count(struct ft_net *fn, struct ft_dev *fd,
 
 	ft_stat_inc(fn, FT_STAT_FWD_PKTS);
 	ft_stat_add(fn, FT_STAT_FWD_BYTES, len);
-}
-
-/*
- * Is anything attached to the transmit path of @dev but its qdisc: tc
- * egress (clsact, tcx), netfilter egress hooks, packet taps (AF_PACKET,
- * tcpdump) or netpoll? Each is one load, read per packet, so what the
- * operator attaches applies from the next packet on.
- */
-static inline bool ft_dev_xmit_attached(struct net_device *dev)
-{
-	if (ft_dev_nit_active(dev))
-		return true;
-#ifdef FT_HAVE_TCX_EGRESS
-	if (rcu_access_pointer(dev->tcx_egress))
-		return true;
-#elif IS_ENABLED(CONFIG_NET_CLS_ACT)
-	if (rcu_access_pointer(dev->miniq_egress))
-		return true;
-#endif
-#if defined(FT_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
-	if (rcu_access_pointer(dev->nf_hooks_egress))
-		return true;
-#endif
-#ifdef CONFIG_NETPOLL
-	if (rcu_access_pointer(dev->npinfo))
-		return true;
-#endif
-	return false;
-}
-
-/*
- * Would __dev_queue_xmit() on @dev do more than hand the frame to its
- * ndo_start_xmit? Only if something is attached to the device: a qdisc
- * other than noqueue, or ft_dev_xmit_attached().
- */
-static inline bool ft_dev_xmit_hooked(struct net_device *dev)
-{
-	/* noqueue is the qdisc without an enqueue operation */
-	if (rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue)
-		return true;
-	return ft_dev_xmit_attached(dev);
 }
 
 /*
