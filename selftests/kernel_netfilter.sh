@@ -55,6 +55,24 @@ if [ ! -w "$PARAM" ] || [ ! -r "$FWD" ]; then
 	ft_skip "fasttrack built without test hooks (FT_TEST_HOOKS=1)"
 fi
 defer sh -c "echo N >$PARAM"
+# Modules the scripts load stay after them: br_netfilter would send every
+# bridged packet of the later tests through the IP hooks of new netns.
+# Unloaded again at the end, those that nothing else holds.
+awk '{ print $1 }' /proc/modules | sort >/tmp/knf.mods0
+defer unload_new_modules
+
+# unload_new_modules: rmmod what was loaded since the start, in rounds for
+# their dependencies (a cleanup step: its output goes nowhere).
+unload_new_modules() {
+	local _ m left
+	for _ in 1 2 3 4; do
+		left=$(awk '{ print $1 }' /proc/modules | sort | comm -13 /tmp/knf.mods0 -)
+		[ -n "$left" ] || return 0
+		for m in $left; do
+			rmmod "$m"
+		done
+	done
+}
 scripts=${KNF_SCRIPTS:-$(cat "$KNF/scripts" 2>/dev/null)}
 [ -n "$scripts" ] || ft_skip "no scripts listed in $KNF/scripts"
 secs=$(ft_secs "${KNF_SECONDS:-600}")
