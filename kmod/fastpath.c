@@ -53,34 +53,14 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 
 /*
  * Would __dev_queue_xmit() on @dev do more than hand the frame to its
- * ndo_start_xmit? Only if something is attached to the device: a qdisc
- * other than noqueue, tc egress (clsact, tcx), netfilter egress hooks,
- * packet taps (AF_PACKET, tcpdump) or netpoll. Each is one load, read per
- * packet, so what the operator attaches applies from the next packet on.
+ * ndo_start_xmit? Only with a qdisc other than noqueue, or with
+ * ft_dev_tx_hooks().
  */
 static bool ft_dev_xmit_hooked(struct net_device *dev)
 {
 	/* noqueue is the qdisc without an enqueue operation */
-	if (rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue)
-		return true;
-	if (ft_dev_nit_active(dev))
-		return true;
-#ifdef FT_HAVE_TCX_EGRESS
-	if (rcu_access_pointer(dev->tcx_egress))
-		return true;
-#elif IS_ENABLED(CONFIG_NET_CLS_ACT)
-	if (rcu_access_pointer(dev->miniq_egress))
-		return true;
-#endif
-#if defined(FT_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
-	if (rcu_access_pointer(dev->nf_hooks_egress))
-		return true;
-#endif
-#ifdef CONFIG_NETPOLL
-	if (rcu_access_pointer(dev->npinfo))
-		return true;
-#endif
-	return false;
+	return rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue ||
+	       ft_dev_tx_hooks(dev);
 }
 
 /*

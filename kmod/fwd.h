@@ -24,6 +24,38 @@
 #include "fasttrack.h"
 
 /*
+ * What a frame leaving through @dev would meet before the driver, other
+ * than the qdisc, as FASTTRACK_XDP_BLOCKED_* bits: packet taps (AF_PACKET,
+ * tcpdump), tc egress (clsact, tcx), netfilter egress hooks and netpoll.
+ * Each is one load, read per packet, so that what the operator attaches
+ * applies from the next packet on. The skb tier sends through these, the
+ * XDP tier steps aside for them.
+ */
+static __always_inline u32 ft_dev_tx_hooks(struct net_device *dev)
+{
+	u32 hooks = 0;
+
+	if (ft_dev_nit_active(dev))
+		hooks |= FASTTRACK_XDP_BLOCKED_TAP;
+#ifdef FT_HAVE_TCX_EGRESS
+	if (rcu_access_pointer(dev->tcx_egress))
+		hooks |= FASTTRACK_XDP_BLOCKED_TC;
+#elif IS_ENABLED(CONFIG_NET_CLS_ACT)
+	if (rcu_access_pointer(dev->miniq_egress))
+		hooks |= FASTTRACK_XDP_BLOCKED_TC;
+#endif
+#if defined(FT_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+	if (rcu_access_pointer(dev->nf_hooks_egress))
+		hooks |= FASTTRACK_XDP_BLOCKED_NETFILTER;
+#endif
+#ifdef CONFIG_NETPOLL
+	if (rcu_access_pointer(dev->npinfo))
+		hooks |= FASTTRACK_XDP_BLOCKED_NETPOLL;
+#endif
+	return hooks;
+}
+
+/*
  * Checksum updates: an skb's may be partial (CHECKSUM_PARTIAL) or cover
  * the whole packet (CHECKSUM_COMPLETE); a frame without one (XDP) has a
  * full checksum in its header, nothing more.

@@ -27,6 +27,7 @@
 #define FT_XDP_RX	BIT(0)	/* a frame arrives through the device */
 #define FT_XDP_TX	BIT(1)	/* a frame leaves through it */
 #define FT_XDP_REAL	BIT(2)	/* it is the device XDP runs on or sends by */
+#define FT_XDP_NF_SEEN	BIT(3)	/* its netfilter ingress hooks were read */
 
 /*
  * Has @dev a qdisc other than its default? A VLAN device's is noqueue. A
@@ -54,8 +55,9 @@ static bool ft_xdp_qdisc_set(struct net_device *dev, bool real)
  * What an skb crossing @dev as @how says would meet that XDP bypasses.
  * Arriving: packet taps, tc ingress, netfilter ingress hooks other than
  * fasttrack's (ft_ingress_hook(), which the skb tier runs and this tier
- * stands for) and an rx_handler (bridge, bond, macvlan). Leaving:
- * tc, netfilter egress hooks, netpoll and ft_xdp_qdisc_set().
+ * stands for; not looked at again with FT_XDP_NF_SEEN, see ft_xdp_fd())
+ * and an rx_handler (bridge, bond, macvlan). Leaving: ft_dev_tx_hooks()
+ * and ft_xdp_qdisc_set().
  */
 static u32 ft_xdp_dev_hooks(struct net_device *dev, unsigned int how)
 {
@@ -63,66 +65,53 @@ static u32 ft_xdp_dev_hooks(struct net_device *dev, unsigned int how)
 	u32 blocked = 0;
 	unsigned int i;
 
-	if (ft_dev_nit_active(dev))
-		blocked |= FASTTRACK_XDP_BLOCKED_TAP;
-	if (how & FT_XDP_RX) {
+	if (how & FT_XDP_TX) {
+		blocked = ft_dev_tx_hooks(dev);
+		if (ft_xdp_qdisc_set(dev, how & FT_XDP_REAL))
+			blocked |= FASTTRACK_XDP_BLOCKED_QDISC;
+	} else if (ft_dev_nit_active(dev)) {
+		blocked = FASTTRACK_XDP_BLOCKED_TAP;
+	}
+	if (!(how & FT_XDP_RX))
+		return blocked;
+
 #ifdef FT_HAVE_TCX_EGRESS
-		if (rcu_access_pointer(dev->tcx_ingress))
-			blocked |= FASTTRACK_XDP_BLOCKED_TC;
+	if (rcu_access_pointer(dev->tcx_ingress))
+		blocked |= FASTTRACK_XDP_BLOCKED_TC;
 #elif IS_ENABLED(CONFIG_NET_CLS_ACT)
-		if (rcu_access_pointer(dev->miniq_ingress))
-			blocked |= FASTTRACK_XDP_BLOCKED_TC;
+	if (rcu_access_pointer(dev->miniq_ingress))
+		blocked |= FASTTRACK_XDP_BLOCKED_TC;
 #endif
+	if (!(how & FT_XDP_NF_SEEN)) {
 		e = rcu_dereference(dev->nf_hooks_ingress);
 		for (i = 0; e && i < e->num_hook_entries; i++)
 			if (e->hooks[i].hook != ft_ingress_hook)
 				blocked |= FASTTRACK_XDP_BLOCKED_NETFILTER;
-		if (rcu_access_pointer(dev->rx_handler))
-			blocked |= FASTTRACK_XDP_BLOCKED_PORT;
 	}
-	if (!(how & FT_XDP_TX))
-		return blocked;
-
-#ifdef FT_HAVE_TCX_EGRESS
-	if (rcu_access_pointer(dev->tcx_egress))
-		blocked |= FASTTRACK_XDP_BLOCKED_TC;
-#elif IS_ENABLED(CONFIG_NET_CLS_ACT)
-	if (rcu_access_pointer(dev->miniq_egress))
-		blocked |= FASTTRACK_XDP_BLOCKED_TC;
-#endif
-#if defined(FT_HAVE_NF_HOOKS_EGRESS) && IS_ENABLED(CONFIG_NETFILTER_EGRESS)
-	if (rcu_access_pointer(dev->nf_hooks_egress))
-		blocked |= FASTTRACK_XDP_BLOCKED_NETFILTER;
-#endif
-#ifdef CONFIG_NETPOLL
-	if (rcu_access_pointer(dev->npinfo))
-		blocked |= FASTTRACK_XDP_BLOCKED_NETPOLL;
-#endif
-	if (ft_xdp_qdisc_set(dev, how & FT_XDP_REAL))
-		blocked |= FASTTRACK_XDP_BLOCKED_QDISC;
+	if (rcu_access_pointer(dev->rx_handler))
+		blocked |= FASTTRACK_XDP_BLOCKED_PORT;
 	return blocked;
 }
 
 /*
  * What XDP would bypass for a frame crossing @dev, a VLAN device or a
  * real one, as @how says: the hooks of both, a priority map that an
- * skb's priority would feed, IPsec in the namespace, and a VLAN not
- * directly on a real device.
+ * skb's priority would feed, and a VLAN not directly on a real device.
+ * IPsec, which is per namespace, is the caller's to check.
  */
 static u32 ft_xdp_blocked(struct net_device *dev, unsigned int how)
 {
 	struct vlan_dev_priv *vlan;
 	u32 blocked;
 
-	if (unlikely(ft_xfrm_active(dev_net(dev))))
-		return FASTTRACK_XDP_BLOCKED_XFRM;
 	if (!is_vlan_dev(dev))
 		return ft_xdp_dev_hooks(dev, how | FT_XDP_REAL);
 	vlan = vlan_dev_priv(dev);
 	if (is_vlan_dev(vlan->real_dev))
 		return FASTTRACK_XDP_BLOCKED_STACKED;
 	blocked = ft_xdp_dev_hooks(dev, how) |
-		  ft_xdp_dev_hooks(vlan->real_dev, how | FT_XDP_REAL);
+		  ft_xdp_dev_hooks(vlan->real_dev,
+				   (how & ~FT_XDP_NF_SEEN) | FT_XDP_REAL);
 	if ((how & FT_XDP_TX) && vlan->nr_egress_mappings)
 		blocked |= FASTTRACK_XDP_BLOCKED_QOS_MAP;
 	return blocked;
@@ -135,6 +124,8 @@ u32 ft_xdp_dev_blocked(struct net_device *dev)
 
 	rcu_read_lock();
 	blocked = ft_xdp_blocked(dev, FT_XDP_RX | FT_XDP_TX);
+	if (ft_xfrm_active(dev_net(dev)))
+		blocked |= FASTTRACK_XDP_BLOCKED_XFRM;
 	rcu_read_unlock();
 	return blocked;
 }
@@ -158,16 +149,24 @@ static int ft_xdp_stripped_tag(struct xdp_buff *xdp,
 	return -ENODATA;
 }
 
-/* The enabled device of @dev, from its fasttrack ingress hook, or NULL. */
-static struct ft_dev *ft_xdp_fd(const struct net_device *dev)
+/*
+ * The enabled device of @dev, from its fasttrack ingress hook, or NULL;
+ * in one walk, FASTTRACK_XDP_BLOCKED_NETFILTER in @blocked if the device
+ * has other ingress hooks (ft_xdp_dev_hooks(), FT_XDP_NF_SEEN).
+ */
+static struct ft_dev *ft_xdp_fd(const struct net_device *dev, u32 *blocked)
 {
 	const struct nf_hook_entries *e = rcu_dereference(dev->nf_hooks_ingress);
+	struct ft_dev *fd = NULL;
 	unsigned int i;
 
-	for (i = 0; e && i < e->num_hook_entries; i++)
+	for (i = 0; e && i < e->num_hook_entries; i++) {
 		if (e->hooks[i].hook == ft_ingress_hook)
-			return e->hooks[i].priv;
-	return NULL;
+			fd = e->hooks[i].priv;
+		else
+			*blocked |= FASTTRACK_XDP_BLOCKED_NETFILTER;
+	}
+	return fd;
 }
 
 /* Would the stack take @eth as addressed to this host on @dev (real @rdev)? */
@@ -265,7 +264,8 @@ untagged:
 	else
 		return FASTTRACK_XDP_PASS;
 
-	fd = ft_xdp_fd(in);
+	blocked = 0;
+	fd = ft_xdp_fd(in, &blocked);
 	if (!fd || !(READ_ONCE(fd->families) & ft_fam_flag(fam)) ||
 	    !(READ_ONCE(in->flags) & IFF_UP) || !ft_xdp_for_us(eth, in, rdev) ||
 	    !ft_forwarding(in, fam))
@@ -297,7 +297,10 @@ untagged:
 	odev = is_vlan_dev(out) ? vlan_dev_priv(out)->real_dev : out;
 	if (!flow->nh->neigh || pkt.tot_len > ft_flow_mtu(flow, pkt.tot_len))
 		return FASTTRACK_XDP_PASS;
-	blocked = ft_xdp_blocked(in, FT_XDP_RX) | ft_xdp_blocked(out, FT_XDP_TX);
+	blocked |= ft_xdp_blocked(in, FT_XDP_RX | FT_XDP_NF_SEEN) |
+		   ft_xdp_blocked(out, FT_XDP_TX);
+	if (unlikely(ft_xfrm_active(dev_net(in))))
+		blocked |= FASTTRACK_XDP_BLOCKED_XFRM;
 	if (odev != rdev &&
 	    !(READ_ONCE(odev->xdp_features) & NETDEV_XDP_ACT_NDO_XMIT))
 		blocked |= FASTTRACK_XDP_BLOCKED_STACKED;
@@ -346,12 +349,12 @@ __bpf_kfunc_start_defs();
 __bpf_kfunc int bpf_fasttrack_xdp(struct xdp_md *ctx,
 				  struct fasttrack_xdp_out *out, u32 out_len)
 {
+	int verdict;
+
 	if (out_len != sizeof(*out))
 		return FASTTRACK_XDP_PASS;
 	out->head_adjust = 0;
 	out->ifindex = 0;
-	int verdict;
-
 	/* BPF_PROG_RUN without live frames runs in process context. */
 	if (!in_softirq())
 		return FASTTRACK_XDP_PASS;
