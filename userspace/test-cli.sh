@@ -190,41 +190,31 @@ same() {
 	fi
 }
 
-# mout RC STDOUT-SUBSTRING ARGS...: with the mock, a part of stdout.
-mout() {
-	rc=$1 msg=$2
-	shift 2
+# mgrep FILE RC SUBSTRING ARGS...: with the mock, exit RC and SUBSTRING
+# in the run's $out or $err (FILE); what it printed if not.
+mgrep() {
+	file=$1 rc=$2 msg=$3
+	shift 3
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	env $MOCKENV LD_PRELOAD="$MOCK" "$FTCTL" "$@" >"$out" 2>"$err"
 	got=$?
 	MOCKENV=
-	if [ "$got" -eq "$rc" ] && grep -qF -- "$msg" "$out"; then
+	if [ "$got" -eq "$rc" ] && grep -qF -- "$msg" "$file"; then
 		echo "ok $n - mock: ftctl $*"
 	else
 		failed=$((failed + 1))
 		echo "not ok $n - mock: ftctl $* (exit $got, want $rc; want \"$msg\")"
-		sed 's/^/# /' "$out" "$err"
-	fi
-}
-
-# mexpect RC STDERR-SUBSTRING ARGS...: expect, with the mock.
-mexpect() {
-	rc=$1 msg=$2
-	shift 2
-	n=$((n + 1))
-	# shellcheck disable=SC2086
-	env $MOCKENV LD_PRELOAD="$MOCK" "$FTCTL" "$@" >"$out" 2>"$err"
-	got=$?
-	MOCKENV=
-	if [ "$got" -eq "$rc" ] && grep -qF -- "$msg" "$err"; then
-		echo "ok $n - mock: ftctl $*"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - mock: ftctl $* (exit $got, want $rc; want \"$msg\")"
+		[ "$file" = "$err" ] || sed 's/^/# /' "$out"
 		sed 's/^/# /' "$err"
 	fi
 }
+
+# mout RC STDOUT-SUBSTRING ARGS...: with the mock, a part of stdout.
+mout() { mgrep "$out" "$@"; }
+
+# mexpect RC STDERR-SUBSTRING ARGS...: expect, with the mock.
+mexpect() { mgrep "$err" "$@"; }
 
 if [ -n "$MOCK" ]; then
 	same 0 'eth0 (ifindex 2)

@@ -139,37 +139,16 @@ struct pin {
 	char path[PATH_MAX];
 };
 
-/* The pin of @ifindex in this namespace into @p: 1 found, 0 none, -errno. */
-static int find_pin(uint32_t ifindex, struct pin *p)
+/*
+ * Call @fn for each pin of this namespace, with its directory, name,
+ * ifindex and device name, until @fn returns non-zero: that value, 0 at
+ * the end or with no pins, or -errno.
+ */
+static int walk_pins(int (*fn)(const char *dir, const char *name,
+			       uint32_t ifindex, const char *ifname, void *data),
+		     void *data)
 {
-	char dir[PATH_MAX - NAME_MAX - 2];
-	struct dirent *de;
-	int ret = 0;
-	DIR *d;
-
-	ret = pin_dir(dir, sizeof(dir), false);
-	if (ret)
-		return ret == -ENOENT ? 0 : ret;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	ret = 0;
-	while ((de = readdir(d))) {
-		if (!parse_pin(de->d_name, &p->ifindex, p->ifname) ||
-		    p->ifindex != ifindex)
-			continue;
-		snprintf(p->path, sizeof(p->path), "%s/%s", dir, de->d_name);
-		ret = 1;
-		break;
-	}
-	closedir(d);
-	return ret;
-}
-
-int ft_xdp_each(void (*fn)(uint32_t ifindex, const char *ifname, void *data),
-		void *data)
-{
-	char dir[PATH_MAX], ifname[IFNAMSIZ];
+	char dir[PATH_MAX - NAME_MAX - 2], ifname[IFNAMSIZ];
 	struct dirent *de;
 	uint32_t ifindex;
 	int ret;
@@ -181,11 +160,55 @@ int ft_xdp_each(void (*fn)(uint32_t ifindex, const char *ifname, void *data),
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d)))
+	ret = 0;
+	while (!ret && (de = readdir(d)))
 		if (parse_pin(de->d_name, &ifindex, ifname))
-			fn(ifindex, ifname, data);
+			ret = fn(dir, de->d_name, ifindex, ifname, data);
 	closedir(d);
+	return ret;
+}
+
+static int match_pin(const char *dir, const char *name, uint32_t ifindex,
+		     const char *ifname, void *data)
+{
+	struct pin *p = data;
+
+	if (ifindex != p->ifindex)
+		return 0;
+	snprintf(p->ifname, sizeof(p->ifname), "%s", ifname);
+	snprintf(p->path, sizeof(p->path), "%s/%s", dir, name);
+	return 1;
+}
+
+/* The pin of @ifindex in this namespace into @p: 1 found, 0 none, -errno. */
+static int find_pin(uint32_t ifindex, struct pin *p)
+{
+	p->ifindex = ifindex;
+	return walk_pins(match_pin, p);
+}
+
+struct each_pin {
+	void (*fn)(uint32_t ifindex, const char *ifname, void *data);
+	void *data;
+};
+
+static int each_pin(const char *dir, const char *name, uint32_t ifindex,
+		    const char *ifname, void *data)
+{
+	struct each_pin *e = data;
+
+	(void)dir;
+	(void)name;
+	e->fn(ifindex, ifname, e->data);
 	return 0;
+}
+
+int ft_xdp_each(void (*fn)(uint32_t ifindex, const char *ifname, void *data),
+		void *data)
+{
+	struct each_pin e = { .fn = fn, .data = data };
+
+	return walk_pins(each_pin, &e);
 }
 
 /*
