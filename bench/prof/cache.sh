@@ -54,6 +54,8 @@ check=0
 word=${1:-6.12}
 out=$here/out/$word/cache
 mkdir -p "$out"
+# The plugin's build needs glib's headers; qemu-src.sh needs dpkg-source.
+bash "$repo/selftests/vm/deps.sh" libglib2.0-dev pkg-config dpkg-dev
 QEMU_SRC=${QEMU_SRC:-$(bash "$here/qemu-src.sh")}
 cflags=(-O2 -shared -fPIC -Wall -I"$QEMU_SRC/include/qemu")
 # shellcheck disable=SC2207 # pkg-config flags

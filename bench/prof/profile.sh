@@ -8,12 +8,12 @@
 # /proc/kallsyms and, in fasttrack.ko, its debug info (addr2line, inlined
 # functions too).
 #
-# usage: QEMU_SRC=DIR bench/prof/profile.sh [WORD] [PATHS]
+# usage: bench/prof/profile.sh [WORD] [PATHS]
 #   WORD: kernel word (6.12); PATHS: pps paths to profile
 #   (ceiling,fasttrack,nfftc: the ceiling gives the router work).
 #   QEMU_SRC: a qemu source tree of the installed qemu's version, for
-#   include/qemu/qemu-plugin.h (Debian: "apt-get source qemu" with a deb-src
-#   line), and the glib headers (libglib2.0-dev).
+#   include/qemu/qemu-plugin.h; by default bench/prof/qemu-src.sh fetches
+#   it. The glib headers (libglib2.0-dev) are installed if missing.
 # Writes bench/prof/out/WORD/: bench.log, win.N (pc count), report.txt.
 # The first run of a kernel boots twice: the markers' addresses and the
 # kernel's symbols (nokaslr) are learned from the first boot and kept in
@@ -23,8 +23,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 word=${1:-6.12} paths=${2:-ceiling,fasttrack,nfftc}
 out=$here/out/$word
-: "${QEMU_SRC:?set QEMU_SRC to a qemu source tree (see the top of $0)}"
 mkdir -p "$out"
+# The plugin's build needs glib's headers; qemu-src.sh needs dpkg-source.
+bash "$repo/selftests/vm/deps.sh" libglib2.0-dev pkg-config dpkg-dev
+QEMU_SRC=${QEMU_SRC:-$(bash "$here/qemu-src.sh")}
 so=$out/ftprof.so
 # shellcheck disable=SC2046 # pkg-config flags
 gcc -O2 -shared -fPIC -Wall -I"$QEMU_SRC/include/qemu" $(pkg-config --cflags glib-2.0) \
