@@ -54,9 +54,10 @@ static unsigned int ft_punt(struct ft_dev *fd, enum ft_fam fam,
 /*
  * Would __dev_queue_xmit() on @dev do more than hand the frame to its
  * ndo_start_xmit? Only with a qdisc other than noqueue, or with
- * ft_dev_tx_hooks().
+ * ft_dev_tx_hooks(). Inline: twice a packet, and gcc stops inlining it
+ * once ft_dev_tx_hooks() is in.
  */
-static bool ft_dev_xmit_hooked(struct net_device *dev)
+static __always_inline bool ft_dev_xmit_hooked(struct net_device *dev)
 {
 	/* noqueue is the qdisc without an enqueue operation */
 	return rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc)->enqueue ||
