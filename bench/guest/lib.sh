@@ -35,7 +35,8 @@
 #                the same program on gen0, which veth needs to receive
 #                XDP_TX frames (it passes them up, to the sink). veth copies
 #                each pktgen skb into a page before XDP runs: a veth
-#                harness charges the XDP tier that copy (pktgen only)
+#                harness charges the XDP tier that copy (pktgen only); on
+#                the NIC path (BN_NIC, bench/guest/nic.sh) trunk0 only
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
 BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack fthooks ftxdp"
@@ -196,9 +197,10 @@ bn_path_on() {
 		bn_path_on "$ns" fasttrack
 		grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf ||
 			bn_die "mount bpffs"
-		ip netns exec "$ns" ftctl xdp on trunk0 >/dev/null &&
-			ip netns exec "$NS_GEN" ftctl xdp on gen0 >/dev/null ||
-			bn_die "ftctl xdp on"
+		ip netns exec "$ns" ftctl xdp on trunk0 >/dev/null || bn_die "ftctl xdp on trunk0"
+		# A NIC (BN_NIC) delivers XDP_TX frames without one on gen0.
+		[ -n "${BN_NIC:-}" ] || ip netns exec "$NS_GEN" ftctl xdp on gen0 >/dev/null ||
+			bn_die "ftctl xdp on gen0"
 		;;
 	*) bn_die "unknown path $2" ;;
 	esac
@@ -238,7 +240,11 @@ bn_setup_pktgen() {
 	# gen0 sends nothing of its own (no IPv6 autoconfiguration).
 	must ip netns exec "$NS_GEN" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	must ip netns exec "$NS_GEN" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	must ip -n "$NS_GEN" link add gen0 type veth peer name trunk0 netns "$NS_ROUTER"
+	if [ -n "${BN_NIC:-}" ]; then
+		bn_nic_links
+	else
+		must ip -n "$NS_GEN" link add gen0 type veth peer name trunk0 netns "$NS_ROUTER"
+	fi
 	must ip -n "$NS_GEN" link set gen0 up
 	router_forwarding "$NS_ROUTER"
 	bn_ct_settings "$NS_ROUTER"
@@ -287,8 +293,14 @@ bn_pktgen() {
 		bn_die "pktgen: $out"
 	set -- $out
 	BN_USEC=$1 BN_SENT=$2 BN_IDLE_USEC=${3:-} BN_SLOW=${4:--}
+	# Through NICs (BN_NIC), frames pktgen has handed over may still be
+	# on their way back when it stops: wait for them (the run time stays
+	# pktgen's; lost ones never come).
+	[ -z "${BN_NIC:-}" ] || busywait 2000 bn_gen_rx_reached $((rx0 + BN_SENT)) || true
 	BN_RX=$(($(bn_gen_rx) - rx0))
 }
+
+bn_gen_rx_reached() { [ "$(bn_gen_rx)" -ge "$1" ]; }
 
 # ------------------------------------------------ the harness's slab ----
 #
