@@ -37,6 +37,10 @@
 #                each pktgen skb into a page before XDP runs: a veth
 #                harness charges the XDP tier that copy (pktgen only); on
 #                the NIC path (BN_NIC, bench/guest/nic.sh) trunk0 only
+#   xdpceil      no IP work, in XDP: bench/xdp/ceiling.bpf.c on trunk0 swaps
+#                the tag 22 <-> 2222 and the MACs and sends the frame back
+#                with XDP_TX (NIC path only: veth would need a program on
+#                gen0 too)
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
 BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack fthooks ftxdp"
@@ -202,6 +206,10 @@ bn_path_on() {
 		[ -n "${BN_NIC:-}" ] || ip netns exec "$NS_GEN" ftctl xdp on gen0 >/dev/null ||
 			bn_die "ftctl xdp on gen0"
 		;;
+	xdpceil)
+		ip -n "$ns" link set dev trunk0 xdpdrv obj /bench/xdp/ceiling.bpf.o sec xdp ||
+			bn_die "XDP ceiling on trunk0"
+		;;
 	*) bn_die "unknown path $2" ;;
 	esac
 }
@@ -210,6 +218,7 @@ bn_path_on() {
 bn_path_off() {
 	local ns=$1
 	ip netns exec "$ns" ftctl xdp off trunk0 >/dev/null 2>&1
+	ip -n "$ns" link set dev trunk0 xdpdrv off >/dev/null 2>&1
 	[ -z "${NS_GEN:-}" ] || ip netns exec "$NS_GEN" ftctl xdp off gen0 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan22 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan2222 >/dev/null 2>&1

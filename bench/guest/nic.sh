@@ -38,14 +38,14 @@
 # which costs guest time like any other work. Results: sec=nic rows, as
 # sec=pps; sec=nic_skip for a path that cannot run here, with why.
 #
-# Paths (ft.nicpaths=P,..., lib.sh's names): ceiling (tc), fasttrack,
-# ftxdp.
+# Paths (ft.nicpaths=P,..., lib.sh's names): ceiling (tc), xdpceil
+# (bench/xdp/ceiling.bpf.c), fasttrack, ftxdp.
 # Sourced by bench/guest/bench.sh after /selftests/lib.sh and
 # /bench/guest/lib.sh; skipped with ft.skip=nic.
 # shellcheck shell=sh disable=SC3043,SC2154,SC2034 # dash has "local";
 # bench.sh and lib.sh set the variables and use those set here
 
-NIC_PATHS="ceiling fasttrack ftxdp"
+NIC_PATHS="ceiling xdpceil fasttrack ftxdp"
 NIC_GEN_MAC=52:54:00:f7:00:01 NIC_TRUNK_MAC=52:54:00:f7:00:02
 
 # nic_dev MAC: the name of the init netns's device with MAC.

@@ -68,6 +68,21 @@ fi
 # shellcheck disable=SC2086 # a list of architectures
 bash "$VM_DIR/tools.sh" amd64 $foreign
 
+# The NIC path's own XDP programs (bench/xdp/*.bpf.c: bytecode, whatever the
+# guest), built with the host's clang as ftctl's is, into /bench/xdp of an
+# archive appended to the guest's initramfs.
+if [ -n "${BENCH_NIC:-}" ]; then
+	[ "$BENCH_NIC" = virtio ] || die "BENCH_NIC=virtio only"
+	rm -rf "$OUT/bench-xdp"
+	mkdir -p "$OUT/bench-xdp/bench/xdp"
+	for src in "$REPO"/bench/xdp/*.bpf.c; do
+		clang -target bpf -O2 -g -Wall -Werror -I"/usr/include/$(gcc -print-multiarch)" \
+			-c -o "$OUT/bench-xdp/bench/xdp/$(basename "$src" .c).o" "$src" ||
+			die "building $src failed"
+	done
+	(cd "$OUT/bench-xdp" && find bench | cpio -o -H newc --quiet) | gzip >"$OUT/bench-xdp.cpio.gz"
+fi
+
 # children_cpu: set CHILD_CPU to the user + system seconds of this shell's
 # finished children. (In a pipe or $(...), "times" would run in a subshell
 # and see none: go through a file.)
@@ -91,7 +106,7 @@ bench_job() {
 		return 1
 	fi
 	[ -z "${BENCH_NIC:-}" ] ||
-		nicopts=(--nic "$BENCH_NIC")
+		nicopts=(--nic "$BENCH_NIC" --initrd-extra "$OUT/bench-xdp.cpio.gz")
 	FT_TAG=$word log "booting the bench guest (qemu -icount shift=2,sleep=off, 1 vCPU)"
 	children_cpu
 	cpu0=$CHILD_CPU
