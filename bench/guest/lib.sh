@@ -41,6 +41,9 @@
 #                the tag 22 <-> 2222 and the MACs and sends the frame back
 #                with XDP_TX (NIC path only: veth would need a program on
 #                gen0 too)
+#   fs50m, nfftcm, fasttrackm, ftxdpm
+#                fs50, nfftc, fasttrack, ftxdp with the router masquerading
+#                UDP out of vlan2222 (the replies go to its own address)
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
 BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack fthooks ftxdp"
@@ -210,6 +213,18 @@ bn_path_on() {
 		ip -n "$ns" link set dev trunk0 xdpdrv obj /bench/xdp/ceiling.bpf.o sec xdp ||
 			bn_die "XDP ceiling on trunk0"
 		;;
+	fs50m | nfftcm | fasttrackm | ftxdpm)
+		bn_path_on "$ns" "${2%m}"
+		ip netns exec "$ns" nft -f - <<-EOF || bn_die "nft: masquerade"
+			table inet bn_nat {
+				chain postrouting {
+					type nat hook postrouting priority srcnat; policy accept;
+					oifname "vlan2222" meta l4proto udp masquerade
+				}
+			}
+		EOF
+		BN_MASQ=1
+		;;
 	*) bn_die "unknown path $2" ;;
 	esac
 }
@@ -219,6 +234,7 @@ bn_path_off() {
 	local ns=$1
 	ip netns exec "$ns" ftctl xdp off trunk0 >/dev/null 2>&1
 	ip -n "$ns" link set dev trunk0 xdpdrv off >/dev/null 2>&1
+	BN_MASQ=
 	[ -z "${NS_GEN:-}" ] || ip netns exec "$NS_GEN" ftctl xdp off gen0 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan22 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan2222 >/dev/null 2>&1
@@ -295,6 +311,10 @@ bn_pktgen() {
 	if [ "$dir" = rev ]; then
 		vlan=2222 sp=20000 dp=10000 nsp=$nd ndp=$ns
 		if [ "$fam" = 4 ]; then src=$SINK_V4 dst=$GEN_V4; else src=$SINK_V6 dst=$GEN_V6; fi
+		# Masqueraded (BN_MASQ): the replies go to the router's address.
+		if [ -n "${BN_MASQ:-}" ]; then
+			if [ "$fam" = 4 ]; then dst=198.18.222.1; else dst=2001:db8:2222::1; fi
+		fi
 	fi
 	rx0=$(bn_gen_rx)
 	out=$(ip netns exec "$NS_GEN" sh /bench/guest/pktgen.sh gen0 "$TRUNK_MAC" "$vlan" \

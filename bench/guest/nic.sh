@@ -39,13 +39,19 @@
 # sec=pps; sec=nic_skip for a path that cannot run here, with why.
 #
 # Paths (ft.nicpaths=P,..., lib.sh's names): ceiling (tc), xdpceil
-# (bench/xdp/ceiling.bpf.c), fasttrack, ftxdp.
+# (bench/xdp/ceiling.bpf.c), fs50, nfftc, fasttrack, ftxdp and their
+# masquerading variants (fs50m...), and nfxdp, the flowtable's own XDP
+# path (the kernel's bpf_xdp_flow_lookup kfunc, 6.11+), which cannot run
+# on this topology: the flowtable's key holds the VLAN id of a flow that
+# arrives tagged (its tuple's encap), and the kfunc builds its lookup key
+# from the IP header and the ingress device only, never filling it, so it
+# finds no VLAN flow.
 # Sourced by bench/guest/bench.sh after /selftests/lib.sh and
 # /bench/guest/lib.sh; skipped with ft.skip=nic.
 # shellcheck shell=sh disable=SC3043,SC2154,SC2034 # dash has "local";
 # bench.sh and lib.sh set the variables and use those set here
 
-NIC_PATHS="ceiling xdpceil fasttrack ftxdp"
+NIC_PATHS="ceiling xdpceil fs50 nfftc fasttrack ftxdp fs50m nfftcm fasttrackm ftxdpm nfxdp"
 NIC_GEN_MAC=52:54:00:f7:00:01 NIC_TRUNK_MAC=52:54:00:f7:00:02
 
 # nic_dev MAC: the name of the init netns's device with MAC.
@@ -89,6 +95,13 @@ section_nic() {
 		"trunk0 offloads: $(ip netns exec "$NS_ROUTER" ethtool -k trunk0 |
 			awk '/^(rx-checksumming|generic-receive-offload|rx-gro-hw|large-receive-offload):/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
 	for path in $NIC_PATHS; do
+		if [ "$path" = nfxdp ]; then
+			say "  nfxdp: not measured: bpf_xdp_flow_lookup builds its key from the IP header" \
+				"and the ingress device, and the flowtable's key of a tagged flow holds its VLAN id:" \
+				"no VLAN flow is ever found"
+			bn_result sec=nic_skip path=nfxdp why=kfunc_lookup_has_no_vlan_id
+			continue
+		fi
 		bn_path_on "$NS_ROUTER" "$path"
 		for fam in 4 6; do
 			prime "$fam" 1 1
