@@ -105,6 +105,7 @@ qemu=("${QEMU[@]}" -nodefaults -no-user-config -accel "$accel" -smp "$smp"
 	-kernel "$VMLINUZ" -initrd "$initrd" -append "$cmdline")
 [ -z "$virtfs" ] ||
 	qemu+=(-virtfs "local,path=$virtfs,mount_tag=ftroot,security_model=none,readonly=on,multidevs=remap")
+
 if [ -n "$nic" ]; then
 	[ "$nic" = virtio ] || die "boot.sh: --nic virtio only"
 	for i in 1 2; do
