@@ -38,6 +38,7 @@ import report_churn
 import report_devices
 import report_l2dev
 import report_l3dev
+import report_nic
 
 from report_stats import NS_PER_INSN, fmt, med, spread
 
@@ -255,9 +256,11 @@ def analyse(rows):
     res.update(report_devices.analyse(rows))
     res.update(report_l2dev.analyse(rows))
     res.update(report_l3dev.analyse(rows))
+    res.update(report_nic.analyse(rows))
     res["targets"] = targets(res)
     res["targets"].update(report_churn.targets(res))
     res["targets"].update(report_devices.targets(res))
+    res["targets"].update(report_nic.targets(res))
     return res
 
 
@@ -467,6 +470,7 @@ def markdown(report, arches=None):
         lines += report_devices.markdown(res)
         lines += report_l2dev.markdown(res)
         lines += report_l3dev.markdown(res)
+        lines += report_nic.markdown(res)
         tg = res["targets"]
         if tg:
             lines.append("\n**Targets%s** (reported, not gated%s):\n" % (

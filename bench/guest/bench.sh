@@ -18,11 +18,15 @@
 #                      (100000)
 #   ft.ppspaths=P,...  paths of the pps section (all of lib.sh's BN_PATHS)
 #   ft.skip=S,...      sections to skip: tcp, pps, scale, commits, churn,
-#                      covering, bridge, devices, memchurn, connrate, l3dev
+#                      covering, bridge, devices, memchurn, connrate, l3dev,
+#                      nic
 #   ft.profile=P,...   instruction profile windows of these pps paths, for
 #                      bench/prof/profile.sh (bench/guest/profile.sh)
 #   ft.cache=P,...     cache model windows of these paths, for
 #                      bench/prof/cache.sh (bench/guest/cache.sh)
+#   ft.nic=virtio      BENCH_NIC=virtio: the guest has two virtio-net NICs on
+#                      a qemu hub; run the nic section on them
+#   ft.nicpaths=P,...  paths of the nic section (bench/guest/nic.sh)
 #   ft.quick=1         BENCH_QUICK: churn.sh, covering.sh and devices.sh take
 #                      their smaller defaults (they document their own ft.*
 #                      settings)
@@ -51,6 +55,9 @@
 #   bridge  the pps measurement through the router's own VLAN-aware bridge
 #          (br0.22 / br0.2222 on br0), per path and family
 #          (bench/guest/l2dev.sh);
+#   nic    the pps measurement through two virtio-net NICs joined by a qemu
+#          hub instead of a veth pair, with native XDP: the XDP tier and an
+#          XDP ceiling (bench/guest/nic.sh; only with ft.nic=virtio);
 #   l3dev  layer-3 WAN devices: router work per 64-byte UDP packet from the
 #          LAN through a PPPoE session (ppp0), and iperf3 TCP through a
 #          WireGuard tunnel, per path (bench/guest/l3dev.sh).
@@ -61,8 +68,9 @@
 . /bench/guest/l2dev.sh
 . /bench/guest/profile.sh
 . /bench/guest/cache.sh
+. /bench/guest/nic.sh
 
-REPS=3 PPSREPS=5 COUNT=30000 TCPN=32M UDPN=8M TCPPATHS=fs0,fs50,nfftc,fasttrack FLOWS=1,1000,100000,1000000 SCALE=fasttrack,nfftc SKIP= SCALE_COUNT=100000
+NIC= REPS=3 PPSREPS=5 COUNT=30000 TCPN=32M UDPN=8M TCPPATHS=fs0,fs50,nfftc,fasttrack FLOWS=1,1000,100000,1000000 SCALE=fasttrack,nfftc SKIP= SCALE_COUNT=100000
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ft.reps=*) REPS=${arg#*=} ;;
@@ -76,6 +84,8 @@ for arg in $(cat /proc/cmdline); do
 	ft.skip=*) SKIP=${arg#*=} ;;
 	ft.ppspaths=*) BN_PATHS=$(echo "${arg#*=}" | tr ',' ' ') ;;
 	ft.scalecount=*) SCALE_COUNT=${arg#*=} ;;
+	ft.nic=*) NIC=${arg#*=} ;;
+	ft.nicpaths=*) NIC_PATHS=$(echo "${arg#*=}" | tr ',' ' ') ;;
 	esac
 done
 FLOWS=$(echo "$FLOWS" | tr ',' ' ')
@@ -186,7 +196,7 @@ prime() {
 # "-" without kprobes).
 measure() {
 	local sec=$1 path=$2 fam=$3 ns=$4 nd=$5 count=$6 rep pps runs
-	bn_slab_count on
+	[ "$SLAB_PROBES" = 0 ] || bn_slab_count on
 	for rep in $(seq "$PPSREPS"); do
 		runs=0
 		while :; do
@@ -386,6 +396,10 @@ if ! skipped pps || ! skipped scale || ! skipped commits || ! skipped churn || !
 	if [ -n "$CACHE_PATHS" ]; then section_cache; fi
 fi
 ft_cleanup
+if [ -n "$NIC" ] && ! skipped nic; then
+	settle
+	section_nic
+fi
 if ! skipped bridge; then
 	settle
 	section_bridge

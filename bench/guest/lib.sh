@@ -35,7 +35,15 @@
 #                the same program on gen0, which veth needs to receive
 #                XDP_TX frames (it passes them up, to the sink). veth copies
 #                each pktgen skb into a page before XDP runs: a veth
-#                harness charges the XDP tier that copy (pktgen only)
+#                harness charges the XDP tier that copy (pktgen only); on
+#                the NIC path (BN_NIC, bench/guest/nic.sh) trunk0 only
+#   xdpceil      no IP work, in XDP: bench/xdp/ceiling.bpf.c on trunk0 swaps
+#                the tag 22 <-> 2222 and the MACs and sends the frame back
+#                with XDP_TX (NIC path only: veth would need a program on
+#                gen0 too)
+#   fs50m, nfftcm, fasttrackm, ftxdpm
+#                fs50, nfftc, fasttrack, ftxdp with the router masquerading
+#                UDP out of vlan2222 (the replies go to its own address)
 # shellcheck shell=sh disable=SC3043 # dash has "local"
 
 BN_PATHS="ceiling fs0 fs50 nfft nfftc nfftct fasttrack fthooks ftxdp"
@@ -196,9 +204,26 @@ bn_path_on() {
 		bn_path_on "$ns" fasttrack
 		grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf ||
 			bn_die "mount bpffs"
-		ip netns exec "$ns" ftctl xdp on trunk0 >/dev/null &&
-			ip netns exec "$NS_GEN" ftctl xdp on gen0 >/dev/null ||
-			bn_die "ftctl xdp on"
+		ip netns exec "$ns" ftctl xdp on trunk0 >/dev/null || bn_die "ftctl xdp on trunk0"
+		# A NIC (BN_NIC) delivers XDP_TX frames without one on gen0.
+		[ -n "${BN_NIC:-}" ] || ip netns exec "$NS_GEN" ftctl xdp on gen0 >/dev/null ||
+			bn_die "ftctl xdp on gen0"
+		;;
+	xdpceil)
+		ip -n "$ns" link set dev trunk0 xdpdrv obj /bench/xdp/ceiling.bpf.o sec xdp ||
+			bn_die "XDP ceiling on trunk0"
+		;;
+	fs50m | nfftcm | fasttrackm | ftxdpm)
+		bn_path_on "$ns" "${2%m}"
+		ip netns exec "$ns" nft -f - <<-EOF || bn_die "nft: masquerade"
+			table inet bn_nat {
+				chain postrouting {
+					type nat hook postrouting priority srcnat; policy accept;
+					oifname "vlan2222" meta l4proto udp masquerade
+				}
+			}
+		EOF
+		BN_MASQ=1
 		;;
 	*) bn_die "unknown path $2" ;;
 	esac
@@ -208,6 +233,8 @@ bn_path_on() {
 bn_path_off() {
 	local ns=$1
 	ip netns exec "$ns" ftctl xdp off trunk0 >/dev/null 2>&1
+	ip -n "$ns" link set dev trunk0 xdpdrv off >/dev/null 2>&1
+	BN_MASQ=
 	[ -z "${NS_GEN:-}" ] || ip netns exec "$NS_GEN" ftctl xdp off gen0 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan22 >/dev/null 2>&1
 	ip netns exec "$ns" ftctl disable vlan2222 >/dev/null 2>&1
@@ -238,7 +265,11 @@ bn_setup_pktgen() {
 	# gen0 sends nothing of its own (no IPv6 autoconfiguration).
 	must ip netns exec "$NS_GEN" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	must ip netns exec "$NS_GEN" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	must ip -n "$NS_GEN" link add gen0 type veth peer name trunk0 netns "$NS_ROUTER"
+	if [ -n "${BN_NIC:-}" ]; then
+		bn_nic_links
+	else
+		must ip -n "$NS_GEN" link add gen0 type veth peer name trunk0 netns "$NS_ROUTER"
+	fi
 	must ip -n "$NS_GEN" link set gen0 up
 	router_forwarding "$NS_ROUTER"
 	bn_ct_settings "$NS_ROUTER"
@@ -280,6 +311,10 @@ bn_pktgen() {
 	if [ "$dir" = rev ]; then
 		vlan=2222 sp=20000 dp=10000 nsp=$nd ndp=$ns
 		if [ "$fam" = 4 ]; then src=$SINK_V4 dst=$GEN_V4; else src=$SINK_V6 dst=$GEN_V6; fi
+		# Masqueraded (BN_MASQ): the replies go to the router's address.
+		if [ -n "${BN_MASQ:-}" ]; then
+			if [ "$fam" = 4 ]; then dst=198.18.222.1; else dst=2001:db8:2222::1; fi
+		fi
 	fi
 	rx0=$(bn_gen_rx)
 	out=$(ip netns exec "$NS_GEN" sh /bench/guest/pktgen.sh gen0 "$TRUNK_MAC" "$vlan" \
@@ -287,8 +322,14 @@ bn_pktgen() {
 		bn_die "pktgen: $out"
 	set -- $out
 	BN_USEC=$1 BN_SENT=$2 BN_IDLE_USEC=${3:-} BN_SLOW=${4:--}
+	# Through NICs (BN_NIC), frames pktgen has handed over may still be
+	# on their way back when it stops: wait for them (the run time stays
+	# pktgen's; lost ones never come).
+	[ -z "${BN_NIC:-}" ] || busywait 2000 bn_gen_rx_reached $((rx0 + BN_SENT)) || true
 	BN_RX=$(($(bn_gen_rx) - rx0))
 }
+
+bn_gen_rx_reached() { [ "$(bn_gen_rx)" -ge "$1" ]; }
 
 # ------------------------------------------------ the harness's slab ----
 #

@@ -12,6 +12,10 @@
 # as they are (say "ft.churnrates=0,1000", see bench/guest/churn.sh, or
 # "ft.devs=200", see bench/guest/devices.sh);
 # BENCH_MEM is the guest RAM in MB (4096);
+# BENCH_NIC=virtio adds two virtio-net NICs on a qemu hub to the guest
+# (boot.sh --nic) and runs the "nic" section on them (bench/guest/nic.sh:
+# frames through a real driver with native XDP; BENCH_APPEND
+# "ft.nicpaths=..." picks its paths);
 # FT_TIMEOUT the limit for one boot in seconds (3600).
 # The guest's output is shown live and kept in bench/out/<word>/bench.log.
 # A foreign-architecture word (arm64-6.12) boots as in make check (arch.sh,
@@ -64,6 +68,21 @@ fi
 # shellcheck disable=SC2086 # a list of architectures
 bash "$VM_DIR/tools.sh" amd64 $foreign
 
+# The NIC path's own XDP programs (bench/xdp/*.bpf.c: bytecode, whatever the
+# guest), built with the host's clang as ftctl's is, into /bench/xdp of an
+# archive appended to the guest's initramfs.
+if [ -n "${BENCH_NIC:-}" ]; then
+	[ "$BENCH_NIC" = virtio ] || die "BENCH_NIC=virtio only"
+	rm -rf "$OUT/bench-xdp"
+	mkdir -p "$OUT/bench-xdp/bench/xdp"
+	for src in "$REPO"/bench/xdp/*.bpf.c; do
+		clang -target bpf -O2 -g -Wall -Werror -I"/usr/include/$(gcc -print-multiarch)" \
+			-c -o "$OUT/bench-xdp/bench/xdp/$(basename "$src" .c).o" "$src" ||
+			die "building $src failed"
+	done
+	(cd "$OUT/bench-xdp" && find bench | cpio -o -H newc --quiet) | gzip >"$OUT/bench-xdp.cpio.gz"
+fi
+
 # children_cpu: set CHILD_CPU to the user + system seconds of this shell's
 # finished children. (In a pipe or $(...), "times" would run in a subshell
 # and see none: go through a file.)
@@ -77,7 +96,7 @@ children_cpu() {
 
 # bench_job WORD: prepare WORD, boot it, keep its output in $out/WORD.
 bench_job() {
-	local word=$1 dir=$out/$1 rc=0 cpu0
+	local word=$1 dir=$out/$1 rc=0 cpu0 nicopts=()
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	if ! { bash "$VM_DIR/kernels.sh" "$word" && bash "$VM_DIR/build.sh" "$word" &&
@@ -86,13 +105,15 @@ bench_job() {
 		FT_TAG=$word log "preparing the guest failed"
 		return 1
 	fi
+	[ -z "${BENCH_NIC:-}" ] ||
+		nicopts=(--nic "$BENCH_NIC" --initrd-extra "$OUT/bench-xdp.cpio.gz")
 	FT_TAG=$word log "booting the bench guest (qemu -icount shift=2,sleep=off, 1 vCPU)"
 	children_cpu
 	cpu0=$CHILD_CPU
 	# slab_nomerge: fasttrack's kmem cache keeps its own line in /proc/slabinfo.
 	FT_TIMEOUT=${FT_TIMEOUT:-3600} bash "$VM_DIR/boot.sh" "$word" "$dir" --mode bench --icount \
-		--mem "${BENCH_MEM:-4096}" \
-		--append "slab_nomerge ft.reps=$reps ft.ppsreps=$ppsreps ft.count=$count ft.flows=$flows ft.tcp=$tcp ft.udp=$udp ft.tcppaths=$tcppaths ft.scale=$scale ft.scalecount=$scalecount${skip:+ ft.skip=$skip} ft.quick=$quick${BENCH_APPEND:+ $BENCH_APPEND}" \
+		--mem "${BENCH_MEM:-4096}" "${nicopts[@]}" \
+		--append "slab_nomerge ft.reps=$reps ft.ppsreps=$ppsreps ft.count=$count ft.flows=$flows ft.tcp=$tcp ft.udp=$udp ft.tcppaths=$tcppaths ft.scale=$scale ft.scalecount=$scalecount${skip:+ ft.skip=$skip} ft.quick=$quick${BENCH_NIC:+ ft.nic=$BENCH_NIC}${BENCH_APPEND:+ $BENCH_APPEND}" \
 		</dev/null | sed -u 's/\r$//' | tee "$dir/bench.log" |
 		grep --line-buffered -v '^@RESULT' | sed -u "s/^/[$word] /" || rc=$?
 	# CPU seconds the guest took (qemu's user + system time): the wall time

@@ -22,6 +22,14 @@
 #   --append S: more kernel command line.
 #   --initrd-extra F: a second cpio archive appended to the initramfs.
 #   --virtfs DIR: share DIR read-only over virtio-9p, mount tag "ftroot".
+#   --nic virtio: two virtio-net NICs joined by a qemu hub, for make bench's
+#              NIC-driver path (bench/guest/nic.sh): MAC 52:54:00:f7:00:01
+#              (the generator's) and 52:54:00:f7:00:02 (the router's trunk).
+#              A hub port has no vnet header, so qemu offers the guest no
+#              receive offload; the device says so too (guest_* off):
+#              virtio_net refuses native XDP while the host may coalesce
+#              or leave checksums to the guest, unless it can turn them
+#              off itself (VIRTIO_NET_F_CTRL_GUEST_OFFLOADS).
 # FT_QEMU_ARGS: more qemu options, split at blanks (bench/prof/profile.sh
 # adds its plugin).
 # FT_TIMEOUT: seconds before a test boot is killed (default 3600, times
@@ -40,7 +48,7 @@ word=${1:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp|--mttcg] [--shell]}
 outdir=${2:?usage: boot.sh WORD OUTDIR [--tests a,b] [--smp|--mttcg] [--shell]}
 shift 2
 tests= smp=1 accel=tcg mode=test icount=
-extra='' virtfs='' hold=''
+extra='' virtfs='' hold='' nic=''
 # FT_MEM, FT_APPEND: the defaults of --mem and --append (debug-kernel.sh, soak.sh).
 mem=${FT_MEM:-1536} append=${FT_APPEND:-}
 while [ $# -gt 0 ]; do
@@ -55,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift ;;
 	--initrd-extra) extra=$2; shift ;;
 	--virtfs) virtfs=$2; shift ;;
+	--nic) nic=$2; shift ;;
 	*) die "boot.sh: unknown option $1" ;;
 	esac
 	shift
@@ -97,6 +106,12 @@ qemu=("${QEMU[@]}" -nodefaults -no-user-config -accel "$accel" -smp "$smp"
 [ -z "$virtfs" ] ||
 	qemu+=(-virtfs "local,path=$virtfs,mount_tag=ftroot,security_model=none,readonly=on,multidevs=remap")
 
+if [ -n "$nic" ]; then
+	[ "$nic" = virtio ] || die "boot.sh: --nic virtio only"
+	for i in 1 2; do
+		qemu+=(-netdev "hubport,id=ftnic$i,hubid=0" -device "virtio-net-pci,netdev=ftnic$i,mac=52:54:00:f7:00:0$i,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off,guest_csum=off")
+	done
+fi
 [ -z "$icount" ] || qemu+=(-icount shift=2,sleep=off)
 # shellcheck disable=SC2206 # options without blanks
 [ -z "${FT_QEMU_ARGS:-}" ] || qemu+=($FT_QEMU_ARGS)

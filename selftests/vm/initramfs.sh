@@ -64,6 +64,8 @@ MODULES="$MODULES drbg jitterentropy_rng"
 MODULES="$MODULES mpls_router mpls_iptunnel"
 # nlmon: make bench times route changes by their netlink messages (covering).
 MODULES="$MODULES nlmon"
+# virtio_net: make bench's NIC path (BENCH_NIC=virtio, bench/guest/nic.sh).
+MODULES="$MODULES virtio_net"
 # The kernel's netfilter selftests (kernel_netfilter): SCTP, VXLAN, VRF,
 # and the string match's algorithms, which it loads by name (xt_string).
 MODULES="$MODULES sctp vxlan vrf ts_bm ts_kmp ts_fsm"

@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+# make bench, section "nic" (BENCH_NIC=virtio, ft.nic=virtio): the pps
+# section's measurement (64-byte UDP frames of one flow from pktgen,
+# bench/guest/bench.sh's prime and measure) through a real driver with
+# native XDP instead of a veth pair:
+#
+#   [gen] gen0 =virtio-net= qemu hub =virtio-net= trunk0 [router] vlan22 / vlan2222
+#
+# The guest has two virtio-net NICs on one qemu hub (selftests/vm/boot.sh
+# --nic virtio): what one sends, the other receives. The generator's NIC
+# (MAC 52:54:00:f7:00:01) becomes gen0 in the generator's netns, the other
+# (52:54:00:f7:00:02) the router's trunk0; the rest is lib.sh's pktgen
+# topology and paths. gen0 is promiscuous: qemu's virtio-net filters on
+# MAC and VLAN id in the device otherwise, and the tc ceiling sends the
+# frames back to the router's MAC. pktgen's frames are real skbs of the
+# driver's transmit path, the router receives them into its own receive
+# buffers (native XDP runs there, on the driver's page), and gen0 counts
+# what comes back and drops it in XDP (bench/xdp/sink.bpf.c), before an
+# skb is built: a receive there would cost the harness more than veth's
+# (GRO, an skb from the driver's page), diluting what the router saves.
+#
+# Why not veth: pktgen's skbs sent into a veth are copied into a page
+# before the peer's XDP program runs, which charges the XDP tier a copy a
+# NIC never makes. (The other way out, BPF_PROG_RUN of the XDP program on
+# a frame in a loop, measures the program alone: no driver receive, no
+# XDP_TX, no comparison with the skb paths.)
+#
+# virtio_net and XDP on 6.12: it refuses a native program while the host
+# may hand it coalesced packets or partial checksums (GUEST_TSO4/6, ECN,
+# UFO, CSUM, USO4/6) unless it can turn them off itself
+# (CTRL_GUEST_OFFLOADS). A qemu hub port has no vnet header, so qemu offers
+# none of them; boot.sh turns them off on the device as well. XDP_TX wants
+# a transmit queue per CPU of its own next to the stack's; a hub port has
+# one queue pair only, so the driver takes its shared-queue fallback (a
+# one-time "XDP request 2 queues but max is 1 ... locked tx mode" warning):
+# with one vCPU that is one uncontended lock per batch.
+#
+# The qemu side (the hub, virtio's rings) runs in qemu's main thread, not
+# on the guest's instruction clock: when it falls behind, pktgen waits,
+# which costs guest time like any other work. Results: sec=nic rows, as
+# sec=pps; sec=nic_skip for a path that cannot run here, with why.
+#
+# Paths (ft.nicpaths=P,..., lib.sh's names): ceiling (tc), xdpceil
+# (bench/xdp/ceiling.bpf.c), fs50, nfftc, fasttrack, ftxdp and their
+# masquerading variants (fs50m...), and nfxdp, the flowtable's own XDP
+# path (the kernel's bpf_xdp_flow_lookup kfunc, 6.11+), which cannot run
+# on this topology: the flowtable's key holds the VLAN id of a flow that
+# arrives tagged (its tuple's encap), and the kfunc builds its lookup key
+# from the IP header and the ingress device only, never filling it, so it
+# finds no VLAN flow.
+# Sourced by bench/guest/bench.sh after /selftests/lib.sh and
+# /bench/guest/lib.sh; skipped with ft.skip=nic.
+# shellcheck shell=sh disable=SC3043,SC2154,SC2034 # dash has "local";
+# bench.sh and lib.sh set the variables and use those set here
+
+NIC_PATHS="ceiling xdpceil fs50 nfftc fasttrack ftxdp fs50m nfftcm fasttrackm ftxdpm nfxdp"
+NIC_GEN_MAC=52:54:00:f7:00:01 NIC_TRUNK_MAC=52:54:00:f7:00:02
+
+# nic_dev MAC: the name of the init netns's device with MAC.
+nic_dev() {
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+
+nic_devs_up() { nic_dev "$NIC_GEN_MAC" >/dev/null && nic_dev "$NIC_TRUNK_MAC" >/dev/null; }
+
+# bn_nic_links: lib.sh's bn_setup_pktgen with BN_NIC set: the two NICs
+# become gen0 (NS_GEN) and trunk0 (NS_ROUTER).
+bn_nic_links() {
+	local g t
+	modprobe virtio_pci 2>/dev/null
+	modprobe virtio_net || bn_die "modprobe virtio_net"
+	busywait 10000 nic_devs_up || bn_die "no virtio-net NICs with MACs $NIC_GEN_MAC, $NIC_TRUNK_MAC (boot.sh --nic virtio)"
+	g=$(nic_dev "$NIC_GEN_MAC") t=$(nic_dev "$NIC_TRUNK_MAC")
+	must ip link set dev "$g" netns "$NS_GEN"
+	must ip -n "$NS_GEN" link set dev "$g" name gen0
+	must ip link set dev "$t" netns "$NS_ROUTER"
+	must ip -n "$NS_ROUTER" link set dev "$t" name trunk0
+	must ip -n "$NS_GEN" link set gen0 promisc on
+	must ip -n "$NS_GEN" link set dev gen0 xdpdrv obj /bench/xdp/sink.bpf.o sec xdp
+}
+
+section_nic() {
+	local path fam slab
+	section "64-byte pktgen frames, one flow, through virtio-net NICs with native XDP"
+	BN_NIC=virtio
+	# The slab re-runs (lib.sh, "the harness's slab") answer a veth
+	# harness's allocation pattern; the driver's receive buffers take the
+	# slow paths as a matter of course, and each counted hit costs hundreds
+	# of instructions: neither counted nor re-run here.
+	slab=$SLAB_PROBES
+	SLAB_PROBES=0
+	bn_setup_pktgen
+	say "  gen0: $(ip netns exec "$NS_GEN" ethtool -i gen0 | awk '/^driver/ { print $2 }')," \
+		"trunk0 offloads: $(ip netns exec "$NS_ROUTER" ethtool -k trunk0 |
+			awk '/^(rx-checksumming|generic-receive-offload|rx-gro-hw|large-receive-offload):/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
+	for path in $NIC_PATHS; do
+		if [ "$path" = nfxdp ]; then
+			say "  nfxdp: not measured: bpf_xdp_flow_lookup builds its key from the IP header" \
+				"and the ingress device, and the flowtable's key of a tagged flow holds its VLAN id:" \
+				"no VLAN flow is ever found"
+			bn_result sec=nic_skip path=nfxdp why=kfunc_lookup_has_no_vlan_id
+			continue
+		fi
+		bn_path_on "$NS_ROUTER" "$path"
+		for fam in 4 6; do
+			prime "$fam" 1 1
+			[ "$BN_RX" -gt 0 ] || say "  ($path IPv$fam: no frame came back while priming)"
+			settle
+			measure nic "$path" "$fam" 1 1 "$COUNT"
+		done
+		case $path in
+		fasttrack* | ftxdp*)
+			ip netns exec "$NS_ROUTER" ftctl -j stats | jq -cM '{flows, learned, forwarded, punted, xdp}'
+			;;
+		esac
+		case $path in
+		*xdp*)
+			say "  trunk0: $(ip netns exec "$NS_ROUTER" ethtool -S trunk0 |
+				awk '$2 != 0 && /xdp/ { printf "%s%s %s", s, $1, $2; s = " " }')"
+			;;
+		esac
+		bn_path_off "$NS_ROUTER"
+	done
+	dmesg | grep -i 'xdp' | grep -i virtio | tail -3
+	BN_NIC=
+	SLAB_PROBES=$slab
+	ft_cleanup
+}
