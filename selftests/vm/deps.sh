@@ -22,7 +22,7 @@ PACKAGES="
 	iproute2 nftables conntrack iperf3 socat jq iputils-ping tcpdump ethtool
 	python3 python3-yaml python3-jsonschema debootstrap dkms
 	ppp pppoe wireguard-tools
-	bash iptables ebtables ipvsadm sendip
+	bash iptables ebtables ipvsadm sendip netbase
 "
 # Per foreign architecture: its qemu, and the cross compiler and C library
 # for the module, ftctl and the selftests' helpers.

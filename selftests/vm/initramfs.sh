@@ -149,9 +149,12 @@ make_skeleton() {
 		nogroup:x:65534:
 	EOF
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$R/etc/hosts"
-	# ebtables' protocol names (bridge_brouter: "-p ipv4") and the
+	# ebtables' protocol names (bridge_brouter: "-p ipv4" and
+	# "--ip-protocol icmp", which it looks up in /etc/protocols) and the
 	# directory of its lock file.
-	[ ! -f "$U/etc/ethertypes" ] || cp "$U/etc/ethertypes" "$R/etc/"
+	for f in ethertypes protocols; do
+		[ ! -f "$U/etc/$f" ] || cp "$U/etc/$f" "$R/etc/"
+	done
 	mkdir -p "$R/var/lib/ebtables"
 	cp -r "$U/etc/iproute2" "$R/etc/"
 	if [ -d "$U/usr/lib/$TRIPLET/tc" ]; then
