@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the tests of the XDP tier (fastpath_xdp, fastpath_xdp_hooks):
-# source lib.sh, lib_fastpath.sh and lib_hooks.sh, then this, after
-# fp_setup_stick.
+# Helpers for the tests of the XDP tier (fastpath_xdp, fastpath_xdp_hooks,
+# fastpath_xdp_redirect): source lib.sh, lib_fastpath.sh and lib_hooks.sh,
+# then this, after fp_setup_stick or fp_setup_stick_wan.
 #
-# The router's trunk0 runs the tier ("ftctl xdp on trunk0"). Its veth peer,
-# the switch's swtrunk, runs the same program too: veth hands a peer the
-# frames of an XDP_TX only when the peer has an XDP program (it does not
-# wake the peer's NAPI otherwise), as every veth-based XDP test must. In
-# the switch's netns nothing is enabled, so there the program passes every
-# frame up. And veth's XDP keeps no partial checksum (CHECKSUM_PARTIAL):
-# the hosts send complete ones (fp_csum_offload off), as a real NIC
-# receives them.
+# The router's trunk0 runs the tier ("ftctl xdp on trunk0"), and so does
+# wan0 where the server hangs off it (fp_setup_stick_wan). Each one's veth
+# peer (the switch's swtrunk, the server's eth0) runs the same program
+# too: veth hands a peer the frames of an XDP_TX only when the peer has an
+# XDP program (it does not wake the peer's NAPI otherwise), and a veth
+# takes redirected frames (NETDEV_XDP_ACT_NDO_XMIT) only then, as every
+# veth-based XDP test must. In the peers' netns nothing is enabled, so
+# there the program passes every frame up. And veth's XDP keeps no partial
+# checksum (CHECKSUM_PARTIAL): the hosts send complete ones
+# (fp_csum_offload off), as a real NIC receives them.
 # shellcheck shell=sh disable=SC3043,SC2154 # dash has "local"; lib.sh and
 # lib_fastpath.sh set the NS_* and FP* variables.
 
@@ -21,8 +23,8 @@ XDP_SIZE=2097152
 # (FP_SLOW_RATE, 2mbit).
 XDP_SHAPE=62500
 
-# xdp_setup: the tier on trunk0, or skip the test on a kernel or module
-# without it, with ftctl's reason.
+# xdp_setup: the tier on trunk0 (and wan0), or skip the test on a kernel
+# or module without it, with ftctl's reason.
 xdp_setup() {
 	local out
 	require_cmd ethtool
@@ -40,6 +42,10 @@ xdp_setup() {
 		fp_exit
 	fi
 	must ip netns exec "$NS_SWITCH" ftctl xdp on swtrunk
+	if [ "$ROUTER_SERVER_DEV" = wan0 ]; then
+		must ip netns exec "$NS_SERVER" ftctl xdp on eth0
+		must ip netns exec "$NS_ROUTER" ftctl xdp on wan0
+	fi
 	fp_csum_offload off
 }
 
@@ -163,12 +169,14 @@ xdp_check_ct() {
 	fi
 }
 
-# xdp_in_range DESC GOT WANT: WANT <= GOT <= WANT + 1 %.
+# xdp_in_range DESC GOT WANT: WANT <= GOT <= WANT + 1 % + 512 B. What a
+# device counts beside the connection is neighbour traffic: a few probes
+# of 42 to 86 B, more than 1 % of the few kB of a transfer's ACKs.
 xdp_in_range() {
-	if [ "$2" -ge "$3" ] && [ $(($2 * 100)) -le $(($3 * 101)) ]; then
+	if [ "$2" -ge "$3" ] && [ $(($2 * 100)) -le $(($3 * 101 + 51200)) ]; then
 		pass "$1 ($2 B, conntrack $3 B)"
 	else
-		fail "$1" "device: $2 B; from conntrack: $3 B (at most 1 % more expected)"
+		fail "$1" "device: $2 B; from conntrack: $3 B (at most 1 % + 512 B more expected)"
 	fi
 }
 
@@ -190,7 +198,7 @@ xdp_check_dev() {
 #  - the VLAN devices count the frames: rx of the ingress VLAN holds
 #    conntrack's bytes of that direction, tx of the egress VLAN those
 #    bytes and an Ethernet header per packet, and neither more than 1 %
-#    over (neighbour traffic).
+#    and 512 B over (neighbour traffic, xdp_in_range).
 xdp_judge() {
 	local desc="$1" fam="$2" size="$3" c="$ROUTER_CLIENT_DEV" s="$ROUTER_SERVER_DEV"
 	local slow fast xdp ob rb op rp
