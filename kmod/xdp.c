@@ -135,15 +135,28 @@ u32 ft_xdp_dev_blocked(struct net_device *dev)
  * @tpid and @tci: 0 if there was one, -ENODATA if not, or another error if
  * the driver cannot tell while it may strip tags, so that a tagged frame
  * would pass for an untagged one. veth passes an skb's tag on that way.
+ * @tpid and @tci change only on 0: they hold the tag read from the frame,
+ * and a driver may write its outputs when it has no tag (veth, through
+ * __vlan_hwaccel_get_tag(), sets the TCI to 0).
  */
 static int ft_xdp_stripped_tag(struct xdp_buff *xdp,
 			       const struct net_device *rdev,
 			       __be16 *tpid, u16 *tci)
 {
 	const struct xdp_metadata_ops *ops = rdev->xdp_metadata_ops;
+	__be16 proto;
+	u16 vlan_tci;
+	int err;
 
-	if (ops && ops->xmo_rx_vlan_tag)
-		return ops->xmo_rx_vlan_tag((const struct xdp_md *)xdp, tpid, tci);
+	if (ops && ops->xmo_rx_vlan_tag) {
+		err = ops->xmo_rx_vlan_tag((const struct xdp_md *)xdp, &proto,
+					   &vlan_tci);
+		if (!err) {
+			*tpid = proto;
+			*tci = vlan_tci;
+		}
+		return err;
+	}
 	if (rdev->features & (NETIF_F_HW_VLAN_CTAG_RX | NETIF_F_HW_VLAN_STAG_RX))
 		return -EOPNOTSUPP;
 	return -ENODATA;

@@ -15,7 +15,8 @@
 #        rule counts the drops;
 #  tbf   a tbf qdisc on trunk0 at a quarter of the stream's rate: within
 #        100 ms the XDP tier forwards none of the stream, and over 2 s the
-#        server receives no more than the shaper lets through.
+#        server receives no more than the shaper lets through
+#        (xdp_check_shaper).
 # Each is then removed: the stream goes on and the XDP tier carries it
 # again. Skipped where the kernel or the module has no XDP tier.
 . "$(dirname "$0")/lib.sh"
@@ -30,8 +31,6 @@ xdp_setup
 hk_srv_init
 cdev=$ROUTER_CLIENT_DEV
 tdev=$ROUTER_TRUNK_DEV
-# The shaper's rate in bytes/s: a quarter of the stream's (FP_SLOW_RATE, 2mbit).
-SHAPE=62500
 
 # cap_pkts FILE PORT: packets to PORT in the capture FILE.
 cap_pkts() { tcpdump -nn -r "$1" "tcp dst port $2" 2>/dev/null | wc -l; }
@@ -90,23 +89,7 @@ for fam in 4 6; do
 	xdp_check_carries "$d: the XDP tier carries the stream again" "$fam"
 
 	# ---------------------------------------------------------- tbf --
-	d="IPv$fam tbf on $tdev"
-	must ip netns exec "$NS_ROUTER" tc qdisc add dev "$tdev" root tbf \
-		rate $((SHAPE * 8))bit burst 16k latency 400ms
-	t0=$(now_ms)
-	xdp_check_steps_aside "$d: the XDP tier steps aside within $((HK_CUT_MS * FT_SLOWDOWN)) ms" "$fam" "$t0"
-	b0=$(hk_srv_bytes "s$fam")
-	t1=$(now_ms)
-	hk_sleep_until $((t1 + 2000))
-	got=$(($(hk_srv_bytes "s$fam") - b0)) el=$(($(now_ms) - t1))
-	# The shaper's rate over the window, its burst, and IP headers' slack.
-	max=$((SHAPE * el / 1000 + 16384 + SHAPE * el / 10000))
-	log_info "$d: the server received $got B in $el ms; the shaper lets $max B through"
-	check_le "$d: the server receives what the shaper lets through" "$got" "$max"
-	fp_stream_running "$d"
-	must ip netns exec "$NS_ROUTER" tc qdisc del dev "$tdev" root
-	hk_check_recovers "$d: the stream goes on once the shaper is gone" "s$fam"
-	xdp_check_carries "$d: the XDP tier carries the stream again" "$fam"
+	xdp_check_shaper "IPv$fam tbf on $tdev" "$fam" "$tdev" "s$fam"
 
 	fp_stream_finish "IPv$fam" "s$fam" "$stream"
 done

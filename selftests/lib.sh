@@ -261,21 +261,26 @@ topo_wait() {
 
 # stick_switch FAR_NS [TRUNK]: the switch of the router-on-a-stick: a
 # vlan_filtering bridge in $NS_SWITCH with the client's eth0 untagged on
-# VLAN 22, FAR_NS's eth0 untagged on VLAN 2222, and the trunk to the router
-# tagged with both: TRUNK, a port of $NS_SWITCH that exists already (a
-# bond), or else swtrunk, the peer of a new veth trunk0 in the router.
+# VLAN 22, FAR_NS's eth0 untagged on VLAN 2222 (none if FAR_NS is ""),
+# and the trunk to the router tagged with both: TRUNK, a port of
+# $NS_SWITCH that exists already (a bond), or else swtrunk, the peer of a
+# new veth trunk0 in the router.
 stick_switch() {
-	local trunk="${2:-swtrunk}" p
+	local trunk="${2:-swtrunk}" p ports="swp22"
 	must ip -n "$NS_SWITCH" link add br0 type bridge vlan_filtering 1 vlan_default_pvid 0
 	must ip -n "$NS_CLIENT" link add eth0 type veth peer name swp22 netns "$NS_SWITCH"
-	must ip -n "$1" link add eth0 type veth peer name swp2222 netns "$NS_SWITCH"
+	if [ -n "$1" ]; then
+		must ip -n "$1" link add eth0 type veth peer name swp2222 netns "$NS_SWITCH"
+		ports="$ports swp2222"
+	fi
 	[ -n "$2" ] ||
 		must ip -n "$NS_ROUTER" link add trunk0 type veth peer name swtrunk netns "$NS_SWITCH"
-	for p in swp22 swp2222 "$trunk"; do
+	for p in $ports "$trunk"; do
 		must ip -n "$NS_SWITCH" link set "$p" master br0 up
 	done
 	must bridge -n "$NS_SWITCH" vlan add dev swp22 vid 22 pvid untagged
-	must bridge -n "$NS_SWITCH" vlan add dev swp2222 vid 2222 pvid untagged
+	[ -z "$1" ] ||
+		must bridge -n "$NS_SWITCH" vlan add dev swp2222 vid 2222 pvid untagged
 	must bridge -n "$NS_SWITCH" vlan add dev "$trunk" vid 22
 	must bridge -n "$NS_SWITCH" vlan add dev "$trunk" vid 2222
 	must ip -n "$NS_SWITCH" link set br0 up
@@ -307,6 +312,39 @@ setup_router_on_a_stick() {
 	must ip -n "$NS_ROUTER" link add link trunk0 name vlan2222 type vlan id 2222
 	addr "$NS_ROUTER" vlan22 "$ROUTER_CLIENT_IP4/24" "$ROUTER_CLIENT_IP6/64"
 	addr "$NS_ROUTER" vlan2222 "$ROUTER_SERVER_IP4/24" "$ROUTER_SERVER_IP6/64"
+
+	host_side "$NS_CLIENT" eth0 "$CLIENT_IP4" "$CLIENT_IP6" "$ROUTER_CLIENT_IP4" "$ROUTER_CLIENT_IP6"
+	host_side "$NS_SERVER" eth0 "$SERVER_IP4" "$SERVER_IP6" "$ROUTER_SERVER_IP4" "$ROUTER_SERVER_IP6"
+	topo_wait
+}
+
+# setup_stick_wan: the router-on-a-stick's client side, and the server
+# behind a device of the router's own, wan0, untagged (the addresses of
+# setup_plain_router's server side): what the router forwards between
+# them leaves by another device than it came in on.
+#
+#   client eth0 --- swp22 [br0 switch] swtrunk
+#   (untagged 22)                         | tagged 22
+#                                 router trunk0 (vlan22)
+#                                  router wan0 --- eth0 server
+setup_stick_wan() {
+	setup_ns NS_CLIENT NS_SERVER NS_SWITCH NS_ROUTER
+	ROUTER_CLIENT_DEV=vlan22
+	ROUTER_SERVER_DEV=wan0
+	ROUTER_TRUNK_DEV=trunk0
+	CLIENT_IP4=198.18.22.2 CLIENT_IP6=2001:db8:22::2
+	SERVER_IP4=198.18.2.2 SERVER_IP6=2001:db8:2::2
+	ROUTER_CLIENT_IP4=198.18.22.1 ROUTER_CLIENT_IP6=2001:db8:22::1
+	ROUTER_SERVER_IP4=198.18.2.1 ROUTER_SERVER_IP6=2001:db8:2::1
+
+	stick_switch ""
+	must ip -n "$NS_SERVER" link add eth0 type veth peer name wan0 netns "$NS_ROUTER"
+
+	router_forwarding "$NS_ROUTER"
+	must ip -n "$NS_ROUTER" link set trunk0 up
+	must ip -n "$NS_ROUTER" link add link trunk0 name vlan22 type vlan id 22
+	addr "$NS_ROUTER" vlan22 "$ROUTER_CLIENT_IP4/24" "$ROUTER_CLIENT_IP6/64"
+	addr "$NS_ROUTER" wan0 "$ROUTER_SERVER_IP4/24" "$ROUTER_SERVER_IP6/64"
 
 	host_side "$NS_CLIENT" eth0 "$CLIENT_IP4" "$CLIENT_IP6" "$ROUTER_CLIENT_IP4" "$ROUTER_CLIENT_IP6"
 	host_side "$NS_SERVER" eth0 "$SERVER_IP4" "$SERVER_IP6" "$ROUTER_SERVER_IP4" "$ROUTER_SERVER_IP6"

@@ -84,31 +84,35 @@ fp_require() {
 	require_cmd ip tc nft socat ftctl conntrack sha256sum timeout awk
 }
 
-# fp_setup_stick: router-on-a-stick, fasttrack on vlan22 and vlan2222 for
-# both families, the forward ruleset in the router. With FP_XDP=1
-# (fastpath_xdp_stale), the XDP tier on the trunk too (lib_xdp.sh).
-fp_setup_stick() {
+# fp_setup_with SETUP: the topology SETUP of lib.sh makes, fasttrack on
+# the router's client-side and server-side devices for both families, the
+# forward ruleset in the router.
+fp_setup_with() {
 	fp_require
 	ft_module_load
-	setup_router_on_a_stick
+	"$1"
 	nft_forward_ruleset "$NS_ROUTER"
 	fp_enable "$ROUTER_CLIENT_DEV"
 	fp_enable "$ROUTER_SERVER_DEV"
+}
+
+# fp_setup_stick: router-on-a-stick, fasttrack on vlan22 and vlan2222.
+# With FP_XDP=1 (fastpath_xdp_stale), the XDP tier on the trunk too
+# (lib_xdp.sh).
+fp_setup_stick() {
+	fp_setup_with setup_router_on_a_stick
 	if [ "${FP_XDP:-0}" = 1 ]; then
 		. "$(dirname "$0")/lib_xdp.sh"
 		xdp_setup
 	fi
 }
 
+# fp_setup_stick_wan: the router-on-a-stick's client side and a server
+# behind the router's untagged wan0, fasttrack on vlan22 and wan0.
+fp_setup_stick_wan() { fp_setup_with setup_stick_wan; }
+
 # fp_setup_plain: the plain two-interface router, fasttrack on eth1, eth2.
-fp_setup_plain() {
-	fp_require
-	ft_module_load
-	setup_plain_router
-	nft_forward_ruleset "$NS_ROUTER"
-	fp_enable "$ROUTER_CLIENT_DEV"
-	fp_enable "$ROUTER_SERVER_DEV"
-}
+fp_setup_plain() { fp_setup_with setup_plain_router; }
 
 # fp_server_ip FAMILY (4|6): the server's address.
 fp_server_ip() { if [ "$1" = 4 ]; then echo "$SERVER_IP4"; else echo "$SERVER_IP6"; fi; }
@@ -776,7 +780,10 @@ fp_masq_chain() {
 fp_csum_offload() {
 	local mode="$1" d
 	set -- "$NS_CLIENT eth0" "$NS_SERVER eth0"
-	if [ -n "$NS_SWITCH" ]; then
+	if [ "$ROUTER_SERVER_DEV" = wan0 ]; then
+		set -- "$@" "$NS_ROUTER $ROUTER_TRUNK_DEV" "$NS_SWITCH swp22" \
+			"$NS_SWITCH swtrunk" "$NS_ROUTER wan0"
+	elif [ -n "$NS_SWITCH" ]; then
 		set -- "$@" "$NS_ROUTER $ROUTER_TRUNK_DEV" "$NS_SWITCH swp22" \
 			"$NS_SWITCH swp2222" "$NS_SWITCH swtrunk"
 	else

@@ -1,20 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the tests of the XDP tier (fastpath_xdp, fastpath_xdp_hooks):
-# source lib.sh and lib_fastpath.sh, then this, after fp_setup_stick.
+# Helpers for the tests of the XDP tier (fastpath_xdp, fastpath_xdp_hooks,
+# fastpath_xdp_redirect): source lib.sh, lib_fastpath.sh and lib_hooks.sh,
+# then this, after fp_setup_stick or fp_setup_stick_wan.
 #
-# The router's trunk0 runs the tier ("ftctl xdp on trunk0"). Its veth peer,
-# the switch's swtrunk, runs the same program too: veth hands a peer the
-# frames of an XDP_TX only when the peer has an XDP program (it does not
-# wake the peer's NAPI otherwise), as every veth-based XDP test must. In
-# the switch's netns nothing is enabled, so there the program passes every
-# frame up. And veth's XDP keeps no partial checksum (CHECKSUM_PARTIAL):
-# the hosts send complete ones (fp_csum_offload off), as a real NIC
-# receives them.
+# The router's trunk0 runs the tier ("ftctl xdp on trunk0"), and so does
+# wan0 where the server hangs off it (fp_setup_stick_wan). Each one's veth
+# peer (the switch's swtrunk, the server's eth0) runs the same program
+# too: veth hands a peer the frames of an XDP_TX only when the peer has an
+# XDP program (it does not wake the peer's NAPI otherwise), and a veth
+# takes redirected frames (NETDEV_XDP_ACT_NDO_XMIT) only then, as every
+# veth-based XDP test must. In the peers' netns nothing is enabled, so
+# there the program passes every frame up. And veth's XDP keeps no partial
+# checksum (CHECKSUM_PARTIAL): the hosts send complete ones
+# (fp_csum_offload off), as a real NIC receives them.
 # shellcheck shell=sh disable=SC3043,SC2154 # dash has "local"; lib.sh and
 # lib_fastpath.sh set the NS_* and FP* variables.
 
-# xdp_setup: the tier on trunk0, or skip the test on a kernel or module
-# without it, with ftctl's reason.
+# The size of xdp_transfers' files: from XDP_SIZE bytes to twice that.
+XDP_SIZE=2097152
+
+# The rate of xdp_check_shaper's shaper in bytes/s: a quarter of a stream's
+# (FP_SLOW_RATE, 2mbit).
+XDP_SHAPE=62500
+
+# xdp_setup: the tier on trunk0 (and wan0), or skip the test on a kernel
+# or module without it, with ftctl's reason.
 xdp_setup() {
 	local out
 	require_cmd ethtool
@@ -32,6 +42,10 @@ xdp_setup() {
 		fp_exit
 	fi
 	must ip netns exec "$NS_SWITCH" ftctl xdp on swtrunk
+	if [ "$ROUTER_SERVER_DEV" = wan0 ]; then
+		must ip netns exec "$NS_SERVER" ftctl xdp on eth0
+		must ip netns exec "$NS_ROUTER" ftctl xdp on wan0
+	fi
 	fp_csum_offload off
 }
 
@@ -79,4 +93,156 @@ xdp_check_steps_aside() {
 		fail "$desc" "the XDP tier forwarded $((b - a)) B between +$ta ms and +$tb ms" \
 			"ftctl show: $(ip netns exec "$NS_ROUTER" ftctl show 2>&1)"
 	fi
+}
+
+# xdp_check_shaper DESC FAMILY DEV NAME: a tbf qdisc on DEV, the egress
+# device of the stream (fp_stream_start) that the server's counter NAME
+# counts, at a quarter of the stream's rate: within 100 ms the XDP tier
+# forwards none of the stream, and over 2 s the server receives no more
+# than the shaper lets through. Once it is removed, the stream goes on and
+# the XDP tier carries it again.
+xdp_check_shaper() {
+	local d="$1" fam="$2" dev="$3" name="$4" t0 b0 t1 got el max
+	must ip netns exec "$NS_ROUTER" tc qdisc add dev "$dev" root tbf \
+		rate $((XDP_SHAPE * 8))bit burst 16k latency 400ms
+	t0=$(now_ms)
+	xdp_check_steps_aside "$d: the XDP tier steps aside within $((HK_CUT_MS * FT_SLOWDOWN)) ms" "$fam" "$t0"
+	b0=$(hk_srv_bytes "$name")
+	t1=$(now_ms)
+	hk_sleep_until $((t1 + 2000))
+	got=$(($(hk_srv_bytes "$name") - b0)) el=$(($(now_ms) - t1))
+	# The shaper's rate over the window, its burst, and IP headers' slack.
+	max=$((XDP_SHAPE * el / 1000 + 16384 + XDP_SHAPE * el / 10000))
+	log_info "$d: the server received $got B in $el ms; the shaper lets $max B through"
+	check_le "$d: the server receives what the shaper lets through" "$got" "$max"
+	fp_stream_running "$d"
+	must ip netns exec "$NS_ROUTER" tc qdisc del dev "$dev" root
+	hk_check_recovers "$d: the stream goes on once the shaper is gone" "$name"
+	xdp_check_carries "$d: the XDP tier carries the stream again" "$fam"
+}
+
+# ------------------------------------------------------- the books --
+# A transfer through the tier, judged by the router's counters.
+
+# xdp_ct_acct FAMILY PORT: "OBYTES RBYTES OPKTS RPKTS" of the router's
+# conntrack entry of the TCP connection of FAMILY to PORT (as the client
+# sent it).
+xdp_ct_acct() {
+	ip netns exec "$NS_ROUTER" conntrack -L -f "ipv$1" -o extended -p tcp 2>/dev/null |
+		awk -v p="dport=$2" '
+		{ hit = 0; for (i = 1; i <= NF; i++) if ($i == p) hit = 1 }
+		hit { n = 0; m = 0
+		      for (i = 1; i <= NF; i++) {
+			if ($i ~ /^bytes=/) b[++n] = substr($i, 7)
+			if ($i ~ /^packets=/) k[++m] = substr($i, 9) }
+		      print b[1], b[2], k[1], k[2]; exit }'
+}
+
+# xdp_dev_bytes DEV rx|tx: DEV's byte counter in the router (ip -s link).
+xdp_dev_bytes() {
+	ip -n "$NS_ROUTER" -s link show dev "$1" | awk -v d="$2" '
+		$1 == "RX:" && d == "rx" { getline; print $1; exit }
+		$1 == "TX:" && d == "tx" { getline; print $1; exit }'
+}
+
+# xdp_is_vlan DEV: DEV is a VLAN device of the router, whose counters the
+# tier keeps (a real device's are its driver's).
+xdp_is_vlan() { ip -n "$NS_ROUTER" -d link show dev "$1" | grep -q ' vlan protocol '; }
+
+# xdp_snap FAMILY: the counters a transfer is judged by, before it.
+xdp_snap() {
+	local c="$ROUTER_CLIENT_DEV" s="$ROUTER_SERVER_DEV"
+	fp_begin
+	XDP0_C=$(xdp_bytes "$c" "$1") XDP0_S=$(xdp_bytes "$s" "$1")
+	XDP0_CRX=$(xdp_dev_bytes "$c" rx) XDP0_STX=$(xdp_dev_bytes "$s" tx)
+	XDP0_SRX=$(xdp_dev_bytes "$s" rx) XDP0_CTX=$(xdp_dev_bytes "$c" tx)
+}
+
+# xdp_check_ct DESC CONNTRACK COUNTED: conntrack's bytes are what the
+# forward chain and fasttrack counted.
+xdp_check_ct() {
+	if [ "$2" = "$3" ]; then
+		pass "$1 ($2 B)"
+	else
+		fail "$1" "conntrack: $2 B; forward chain + fasttrack: $3 B" \
+			"ftctl -j stats: $(fp_stats)"
+	fi
+}
+
+# xdp_in_range DESC GOT WANT: WANT <= GOT <= WANT + 1 % + 512 B. What a
+# device counts beside the connection is neighbour traffic: a few probes
+# of 42 to 86 B, more than 1 % of the few kB of a transfer's ACKs.
+xdp_in_range() {
+	if [ "$2" -ge "$3" ] && [ $(($2 * 100)) -le $(($3 * 101 + 51200)) ]; then
+		pass "$1 ($2 B, conntrack $3 B)"
+	else
+		fail "$1" "device: $2 B; from conntrack: $3 B (at most 1 % + 512 B more expected)"
+	fi
+}
+
+# xdp_check_dev DESC DEV rx|tx FROM WANT: DEV is a real device, or its
+# counter rx or tx grew from FROM by WANT (xdp_in_range).
+xdp_check_dev() {
+	xdp_is_vlan "$2" || return 0
+	xdp_in_range "$1" $(($(xdp_dev_bytes "$2" "$3") - $4)) "$5"
+}
+
+# xdp_judge DESC FAMILY SIZE c2s|s2c PORT: after a transfer of SIZE bytes
+# in that direction to the server's PORT (xdp_snap before it):
+#  - the forward chain saw at most 10 % of the bytes (the handshakes), and
+#    the XDP tier forwarded at least 80 % of them, by its own counters
+#    (ftctl show: xdp bytes);
+#  - conntrack's bytes of each direction are exactly what the forward
+#    chain counted plus what fasttrack forwarded (both tiers): every
+#    packet counted once, as the stack counts it;
+#  - the VLAN devices count the frames: rx of the ingress VLAN holds
+#    conntrack's bytes of that direction, tx of the egress VLAN those
+#    bytes and an Ethernet header per packet, and neither more than 1 %
+#    and 512 B over (neighbour traffic, xdp_in_range).
+xdp_judge() {
+	local desc="$1" fam="$2" size="$3" c="$ROUTER_CLIENT_DEV" s="$ROUTER_SERVER_DEV"
+	local slow fast xdp ob rb op rp
+	fp_end
+	# shellcheck disable=SC2046 # split into words
+	set -- "$@" $(xdp_ct_acct "$fam" "$5")
+	ob=$(fp_num "$6") rb=$(fp_num "$7") op=$(fp_num "$8") rp=$(fp_num "$9")
+	if [ "$4" = c2s ]; then
+		slow=$FPD_C2S fast=$(fp_cdelta "$fam")
+		xdp=$(($(xdp_bytes "$c" "$fam") - XDP0_C))
+	else
+		slow=$FPD_S2C fast=$(fp_sdelta "$fam")
+		xdp=$(($(xdp_bytes "$s" "$fam") - XDP0_S))
+	fi
+	fp_check_offload "$desc" "$size" "$slow" "$fast"
+	hk_pct_ge "$desc: the XDP tier forwarded >= 80% of the bytes ($xdp B)" "$xdp" "$size" 80
+	xdp_check_ct "$desc: conntrack's bytes client to server = forward chain + fasttrack" \
+		"$ob" $((FPD_C2S + $(fp_cdelta "$fam")))
+	xdp_check_ct "$desc: conntrack's bytes server to client = forward chain + fasttrack" \
+		"$rb" $((FPD_S2C + $(fp_sdelta "$fam")))
+	xdp_check_dev "$desc: $c rx bytes hold conntrack's client-to-server bytes" \
+		"$c" rx "$XDP0_CRX" "$ob"
+	xdp_check_dev "$desc: $s tx bytes hold them, with an Ethernet header each" \
+		"$s" tx "$XDP0_STX" $((ob + 14 * op))
+	xdp_check_dev "$desc: $s rx bytes hold conntrack's server-to-client bytes" \
+		"$s" rx "$XDP0_SRX" "$rb"
+	xdp_check_dev "$desc: $c tx bytes hold them, with an Ethernet header each" \
+		"$c" tx "$XDP0_CTX" $((rb + 14 * rp))
+}
+
+# xdp_transfers FAMILY WHAT [ADDR FWDPORT]: a TCP upload of XDP_SIZE to
+# twice that from the client to the server (to ADDR:FWDPORT, a port
+# forward, if given) and, without ADDR, a download of the same, each judged
+# (xdp_judge).
+xdp_transfers() {
+	local fam="$1" what="$2" size file port
+	fp_rand size "$XDP_SIZE" $((2 * XDP_SIZE))
+	file=$(fp_mkfile "x$fam$what" "$size")
+	fp_port port
+	xdp_snap "$fam"
+	fp_tcp_transfer "IPv$fam $what TCP upload" "$fam" "$file" "$3" "${4:-$port}" "$port"
+	xdp_judge "IPv$fam $what TCP upload" "$fam" "$size" c2s "$port"
+	[ -z "$3" ] || return 0
+	xdp_snap "$fam"
+	fp_tcp_fetch "IPv$fam $what TCP download" "$fam" "$file"
+	xdp_judge "IPv$fam $what TCP download" "$fam" "$size" s2c "$FP_FETCH_PORT"
 }

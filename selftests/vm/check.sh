@@ -84,7 +84,7 @@ MATRIX_SMOKE="module_load fastpath_transfer fastpath_accounting fastpath_acct_ex
 # check-full run all of them); the XDP tier's on 7.2, which has it (5.10
 # and 6.1 would only skip them).
 MATRIX_PINNED="kernel_netfilter:6.12 fastpath_xdp:7.2 malformed_xdp:7.2 fastpath_xdp_hooks:7.2
-	fastpath_xdp_stale:7.2"
+	fastpath_xdp_stale:7.2 fastpath_xdp_redirect:7.2"
 
 # matrix_pin TEST: the kernel TEST is pinned to in the matrix, or nothing.
 matrix_pin() { xargs -n1 <<<"$MATRIX_PINNED" | sed -n "s/^$1://p"; }
