@@ -10,7 +10,8 @@
 # xdp_judge (lib_xdp.sh) checks the books: the XDP tier forwarded at least
 # 80 % of the bytes, conntrack's bytes of each direction are exactly the
 # forward chain's plus fasttrack's, and the VLAN devices' rx and tx bytes
-# hold them.
+# hold them. Then plain again with the VLAN tags in the frames rather
+# than beside them (xdp_tag_in_frame).
 # Skipped, with ftctl's reason, where the kernel or the module has no XDP
 # tier (fastpath_xdp_fallback tests that refusal).
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +58,13 @@ for fam in 4 6; do
 	fp_tcp_transfer "IPv$fam DNAT TCP :$fwd -> :$srv" "$fam" "$file" "$raddr" "$fwd" "$srv"
 	xdp_judge "IPv$fam DNAT TCP" "$fam" "$size" c2s "$fwd"
 	must ip netns exec "$NS_ROUTER" nft delete table "$([ "$fam" = 4 ] && echo ip || echo ip6)" ft_xdp_nat
+done
+
+# VLAN to VLAN with the tags in the frames (XDP_TX, the tag rewritten in
+# place).
+xdp_tag_in_frame on
+for fam in 4 6; do
+	xdp_transfers "$fam" tag-in-frame
 done
 
 fp_exit

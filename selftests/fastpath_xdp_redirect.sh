@@ -44,27 +44,21 @@ sdev=$ROUTER_SERVER_DEV
 XDP_SIZE=1048576
 must ip netns exec "$NS_ROUTER" sysctl -qw net.netfilter.nf_conntrack_acct=1
 
-# tag_in_frame on|off: the switch sends VLAN 22's tag to the router in the
-# frame (its txvlan off), or beside it (veth's default).
-tag_in_frame() {
-	must ip netns exec "$NS_SWITCH" ethtool -K swtrunk txvlan "$([ "$1" = on ] && echo off || echo on)"
-}
-
 for fam in 4 6; do
 	l3=$(hk_l3 "$fam")
-	tag_in_frame off
+	xdp_tag_in_frame off
 	xdp_transfers "$fam" plain
 	must ip netns exec "$NS_ROUTER" nft -f - <<-EOF
 		table $l3 ft_xdp_masq {
 			$(fp_masq_chain)
 		}
 	EOF
-	tag_in_frame on
+	xdp_tag_in_frame on
 	log_info "IPv$fam masquerade: VLAN 22's tag comes in the frame"
 	xdp_transfers "$fam" masquerade
 	must ip netns exec "$NS_ROUTER" nft delete table "$l3" ft_xdp_masq
 done
-tag_in_frame off
+xdp_tag_in_frame off
 
 fam=4
 fp_port port

@@ -49,6 +49,14 @@ xdp_setup() {
 	fp_csum_offload off
 }
 
+# xdp_tag_in_frame on|off: the switch sends the router VLAN tags in the
+# frame (swtrunk's txvlan off), as a NIC that strips no tag hands them to
+# XDP, or beside it (veth's default), as one that strips them does
+# (xmo_rx_vlan_tag).
+xdp_tag_in_frame() {
+	must ip netns exec "$NS_SWITCH" ethtool -K swtrunk txvlan "$([ "$1" = on ] && echo off || echo on)"
+}
+
 # xdp_bytes DEV FAMILY: the bytes the XDP tier forwarded of those received
 # on DEV for FAMILY (4 or 6), as ftctl shows them.
 xdp_bytes() {
