@@ -61,12 +61,7 @@ done
 xdp_tag_in_frame off
 
 fam=4
-fp_port port
-hk_srv_count "s$fam" "$fam" "$port"
-stream=$(fp_mkfile "s$fam" 8388608)
-fp_stream_start "s$fam" "$fam" "$stream" "" "" "$port"
-hk_wait_offloaded "IPv$fam: the stream is offloaded" "$fam"
-xdp_check_carries "IPv$fam: the XDP tier carries the stream" "$fam"
+xdp_stream_start "$fam"
 
 xdp_check_shaper "IPv$fam tbf on $sdev" "$fam" "$sdev" "s$fam"
 

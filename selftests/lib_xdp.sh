@@ -83,6 +83,18 @@ xdp_check_carries() {
 	fi
 }
 
+# xdp_stream_start FAMILY: the client's 8 MiB TCP stream "s<FAMILY>" to
+# the server's counting listener (hk_srv_count), offloaded and carried by
+# the XDP tier; sets port and stream for the caller.
+xdp_stream_start() {
+	fp_port port
+	hk_srv_count "s$1" "$1" "$port"
+	stream=$(fp_mkfile "s$1" 8388608)
+	fp_stream_start "s$1" "$1" "$stream" "" "" "$port"
+	hk_wait_offloaded "IPv$1: the stream is offloaded" "$1"
+	xdp_check_carries "IPv$1: the XDP tier carries the stream" "$1"
+}
+
 # xdp_check_steps_aside DESC FAMILY T0: from T0 (now_ms) + HK_CUT_MS on,
 # for HK_QUIET_MS, the XDP tier forwards nothing of the stream: an action
 # completed at T0 made it pass the frames up.
