@@ -188,6 +188,18 @@ prime() {
 	PRIME_S=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 }
 
+# measure_one SEC PATH: each family's one flow primed, settled and measured
+# (measure, COUNT frames a run), saying when priming got no frame back.
+measure_one() {
+	local fam
+	for fam in 4 6; do
+		prime "$fam" 1 1
+		[ "$BN_RX" -gt 0 ] || say "  ($2 IPv$fam: no frame came back while priming)"
+		settle
+		measure "$1" "$2" "$fam" 1 1 "$COUNT"
+	done
+}
+
 # measure SEC PATH FAM NSRC NDST COUNT: PPSREPS pktgen runs of COUNT frames.
 # A run in which the harness's frames took the slab allocator's slow paths
 # (see "the harness's slab" in lib.sh) is run again, after holding 1, 2...
@@ -223,15 +235,11 @@ measure() {
 }
 
 section_pps() {
-	local path fam
+	local path
 	section "64-byte pktgen frames, one flow, per path"
 	for path in $BN_PATHS; do
 		bn_path_on "$NS_ROUTER" "$path"
-		for fam in 4 6; do
-			prime "$fam" 1 1
-			settle
-			measure pps "$path" "$fam" 1 1 "$COUNT"
-		done
+		measure_one pps "$path"
 		if [ "$path" = fasttrack ]; then
 			ip netns exec "$NS_ROUTER" ftctl -j stats | jq -cM '{flows, learned, forwarded, punted}'
 		fi

@@ -92,7 +92,7 @@ l2b_path_off() {
 }
 
 section_bridge() {
-	local path fam n
+	local path n
 	section "64-byte pktgen frames, one flow, through the router's VLAN-aware bridge"
 	l2b_setup
 	for path in $L2B_PATHS; do
@@ -102,12 +102,7 @@ section_bridge() {
 			l2b_path_off
 			continue
 		fi
-		for fam in 4 6; do
-			prime "$fam" 1 1
-			[ "$BN_RX" -gt 0 ] || say "  ($path IPv$fam: no frame came back while priming)"
-			settle
-			measure bridge "$path" "$fam" 1 1 "$COUNT"
-		done
+		measure_one bridge "$path"
 		if [ "$path" = fasttrack ]; then
 			ip netns exec "$NS_ROUTER" ftctl -j stats | jq -cM '{flows, learned, forwarded, punted}'
 		fi

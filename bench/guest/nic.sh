@@ -84,7 +84,7 @@ bn_nic_links() {
 }
 
 section_nic() {
-	local path fam slab
+	local path slab
 	section "64-byte pktgen frames, one flow, through virtio-net NICs with native XDP"
 	BN_NIC=virtio
 	# The slab re-runs (lib.sh, "the harness's slab") answer a veth
@@ -106,12 +106,7 @@ section_nic() {
 			continue
 		fi
 		bn_path_on "$NS_ROUTER" "$path"
-		for fam in 4 6; do
-			prime "$fam" 1 1
-			[ "$BN_RX" -gt 0 ] || say "  ($path IPv$fam: no frame came back while priming)"
-			settle
-			measure nic "$path" "$fam" 1 1 "$COUNT"
-		done
+		measure_one nic "$path"
 		case $path in
 		fasttrack* | ftxdp*)
 			ip netns exec "$NS_ROUTER" ftctl -j stats | jq -cM '{flows, learned, forwarded, punted, xdp}'
