@@ -11,7 +11,8 @@
 #     the family controller's view of the module (commands, do/dump,
 #     permissions, groups) is the spec's;
 #   - dev-enable (by name; by index with families), dev-get do and dump
-#     against ftctl show;
+#     against ftctl show, with a qdisc and a priority map that the XDP
+#     tier would bypass on vlan2222;
 #   - config-set with random values, config-get against ftctl get;
 #   - flow-get dump of offloaded UDP flows (IPv4 both ways, IPv6 one way)
 #     against ftctl flows;
@@ -258,6 +259,21 @@ check_ge "the fast path forwarded the datagrams" \
 	"$(ftc flows dump dev vlan22 ipv4 | cut -f17 | head -n 1)" 1
 
 # -------------------------------------------- devices and counters, idle --
+# Two things the XDP tier would bypass on vlan2222 (a module with the tier
+# says so in dev-get's flag set): a qdisc and a priority map.
+must ip -n "$NS_ROUTER" link set vlan2222 type vlan egress-qos-map 0:1
+must tc -n "$NS_ROUTER" qdisc add dev vlan2222 root pfifo
+# The tier's kfunc needs 6.7's macros and a kernel build tree with vmlinux,
+# which Debian's headers packages have.
+blocked=$(ftc -j show dev vlan2222 | tr -d ' \n\t' |
+	sed -n 's/.*"xdp_blocked":\[\([^]]*\)\].*/\1/p')
+kv=$(uname -r)
+if [ "${kv%%.*}" -gt 6 ] || { kv=${kv#6.}; [ "${kv%%.*}" -ge 7 ]; }; then
+	check_eq "ftctl show: the XDP tier would bypass vlan2222's qdisc and map" \
+		'"qdisc","qos-map"' "$blocked"
+else
+	check_eq "ftctl show: no XDP tier on Linux $(uname -r)" '' "$blocked"
+fi
 stable devs show -- --dump dev-get &&
 	cmp_job devs "dev-get dump vs ftctl show" devs "$W/devs.ft.json"
 stable dev show dev vlan2222 -- --do dev-get --json '{"ifname": "vlan2222"}' &&
