@@ -94,3 +94,20 @@ judge_summary() {
 	echo "$s"
 	[ "${TOTAL_FAILED:-0}" -eq 0 ] && [ "${TOTAL_PASSED:-0}" -gt 0 ]
 }
+
+# commit_index: a number that moves by one with each merge: the count of
+# first-parent commits, or a hash of HEAD in a shallow clone. Sets INDEX
+# and INDEX_FROM. What CI runs in turn (debug-ci.sh, knf.sh, rotate.sh)
+# picks by it.
+# shellcheck disable=SC2034 # INDEX_FROM is the callers'
+commit_index() {
+	local head
+	if ! head=$(git -C "$REPO" rev-parse HEAD 2>/dev/null); then
+		INDEX=0 INDEX_FROM="no git repository: 0"
+	elif [ "$(git -C "$REPO" rev-parse --is-shallow-repository)" = true ]; then
+		INDEX=$((16#${head:0:7})) INDEX_FROM="shallow clone: HEAD ${head:0:12} as a number"
+	else
+		INDEX=$(git -C "$REPO" rev-list --count --first-parent HEAD)
+		INDEX_FROM="${head:0:12}, first-parent commit $INDEX"
+	fi
+}

@@ -340,6 +340,9 @@ check "knf.sh: no slot over its seconds, unless one script is" \
 	test "$(sed -n 's/^  slot [0-9]*: //p' "$T/knf.out" | awk -v b="$knf_budget" '$1 > b && NF > 2' | wc -l)" = 0
 check "knf.sh: the commit's first-parent count picks the slot" \
 	has "$T/knf.out" "this commit: slot $((count % $(knf_slots >/dev/null; sed -n 's/.* in \([0-9]*\) slots .*/\1/p' "$T/knf.out")))"
+check "rotate.sh: the commit's first-parent count picks one word in turn" \
+	test "$(bash "$VM/rotate.sh" a b c)" = "$(cut -d' ' -f$((count % 3 + 1)) <<<"a b c")"
+check "rotate.sh: ... and nothing of no word" test -z "$(bash "$VM/rotate.sh")"
 check "knf.sh: FT_KNF_SLOT=1 runs slot 1's scripts" \
 	test "$(FT_KNF_ROTATE=1 FT_KNF_SLOT=1 bash "$VM/knf.sh" --scripts 2>/dev/null | xargs)" = \
 	"$(sed -n 's/^  slot 1: [0-9]* //p' "$T/knf.out")"
