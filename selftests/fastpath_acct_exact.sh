@@ -48,7 +48,7 @@ flow_id() {
 # ct_orig_packets_ge FAMILY PORT N: conntrack counts at least N packets
 # client->server on the UDP connection to PORT.
 ct_orig_packets_ge() {
-	set -- "$@" $(st_ct_acct "$1" udp "$2")
+	set -- "$@" $(fp_ct_acct "$1" udp "$2")
 	[ "$4" -ge "$3" ]
 }
 
@@ -77,10 +77,10 @@ for fam in 4 6; do
 		pass "IPv$fam: conntrack counts all 20 datagrams client->server at once"
 	else
 		fail "IPv$fam: conntrack counts all 20 datagrams client->server at once" \
-			"conntrack: $(st_ct_acct "$fam" udp "$port") (orig packets, bytes, reply packets, bytes)"
+			"conntrack: $(fp_ct_acct "$fam" udp "$port") (orig packets, bytes, reply packets, bytes)"
 	fi
 	read -r p0 b0 rp0 rb0 <<-EOF
-		$(st_ct_acct "$fam" udp "$port")
+		$(fp_ct_acct "$fam" udp "$port")
 	EOF
 	sp0=$(st_srv_packets "$port") sb0=$(st_srv_bytes "$port")
 	log_info "IPv$fam: flow $id; conntrack before: orig $p0 packets $b0 B, reply $rp0 packets $rb0 B"
@@ -94,7 +94,7 @@ for fam in 4 6; do
 			"no $hook: the module must be built with FT_TEST_HOOKS=1 for this test"
 	fi
 	read -r p1 b1 rp1 rb1 <<-EOF
-		$(st_ct_acct "$fam" udp "$port")
+		$(fp_ct_acct "$fam" udp "$port")
 	EOF
 	sp1=$(st_srv_packets "$port") sb1=$(st_srv_bytes "$port")
 	check_eq "IPv$fam: the flow stayed idle (the server got nothing more)" "$sp0 $sb0" "$sp1 $sb1"
@@ -197,7 +197,7 @@ for fam in 4 6; do
 	fi
 	busywait 3000 ct_orig_packets_ge "$fam" "$port" 5
 	read -r p0 _ <<-EOF
-		$(st_ct_acct "$fam" udp "$port")
+		$(fp_ct_acct "$fam" udp "$port")
 	EOF
 	d0=$(dev_packets)
 	s0=$(fp_num "$(fp_nft_packets "$NS_ROUTER" "inet ft_fwd" c2s)")
@@ -220,7 +220,7 @@ for fam in 4 6; do
 	# The GC pushes the counts into conntrack within a second.
 	busywait 3000 ct_orig_packets_ge "$fam" "$port" $((p0 + fwd))
 	read -r p1 _ <<-EOF
-		$(st_ct_acct "$fam" udp "$port")
+		$(fp_ct_acct "$fam" udp "$port")
 	EOF
 	got=$((p1 - p0))
 	off=$((got - fwd))

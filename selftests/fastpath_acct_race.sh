@@ -50,7 +50,7 @@ EOF
 check "the client->server flow is cached (ftctl -j flows)" test -n "$id"
 [ -n "$id" ] || fp_exit
 read -r cp0 cb0 _ <<-EOF
-	$(st_ct_acct "$fam" udp "$port")
+	$(fp_ct_acct "$fam" udp "$port")
 EOF
 sp0=$(st_srv_packets "$port")
 log_info "flow $id: $p0 packets, $b0 B; conntrack orig $cp0 packets, $cb0 B"
@@ -64,7 +64,7 @@ read -r _ p1 b1 <<-EOF
 	$(flow_counts "$port")
 EOF
 read -r cp1 cb1 _ <<-EOF
-	$(st_ct_acct "$fam" udp "$port")
+	$(fp_ct_acct "$fam" udp "$port")
 EOF
 want=$((ncpus * RACE_N))
 check_eq "the flow stayed idle (the server got nothing more)" "$sp0" "$(st_srv_packets "$port")"

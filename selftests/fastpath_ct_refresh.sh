@@ -49,7 +49,7 @@ for fam in 4 6; do
 		$(($(fp_num "$(fp_stat forwarded.packets)") - fast0)) 800
 	check_le "IPv$fam: entries that ran out under the live connection (ct_gone)" \
 		$(($(fp_num "$(fp_stat ct_gone)") - gone0)) 0
-	acct=$(st_ct_acct "$fam" udp "$port")
+	acct=$(fp_ct_acct "$fam" udp "$port")
 	if [ "$(echo "$acct" | cut -d' ' -f1,3)" = "510 510" ]; then
 		pass "IPv$fam: one conntrack entry counts all 510 datagrams each way"
 	else

@@ -214,6 +214,21 @@ fp_read() {
 	FP_SV4=$(fp_num "$5") FP_SV6=$(fp_num "$6")
 }
 
+# fp_ct_acct FAMILY PROTO PORT: "ORIG_PACKETS ORIG_BYTES REPLY_PACKETS
+# REPLY_BYTES" of the router's (first) conntrack entry of PROTO to PORT
+# (as the client sent it), from conntrack's accounting (nf_conntrack_acct=1);
+# 0s when there is none.
+fp_ct_acct() {
+	ip netns exec "$NS_ROUTER" conntrack -L -o extended -f "ipv$1" -p "$2" --dport "$3" 2>/dev/null |
+		awk 'NR == 1 {
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^packets=/) p[++np] = substr($i, 9)
+				if ($i ~ /^bytes=/) b[++nb] = substr($i, 7)
+			}
+		}
+		END { printf "%s %s %s %s\n", p[1] + 0, b[1] + 0, p[2] + 0, b[2] + 0 }'
+}
+
 # fp_num VALUE: VALUE if it is a number, else 0.
 fp_num() {
 	case $1 in

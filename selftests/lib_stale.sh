@@ -225,20 +225,6 @@ st_ct() {
 # st_ct_count FAMILY PROTO PORT: how many there are.
 st_ct_count() { st_ct "$@" | grep -c "dport=$3 "; }
 
-# st_ct_acct FAMILY PROTO PORT: "ORIG_PACKETS ORIG_BYTES REPLY_PACKETS
-# REPLY_BYTES" of the (first) entry, from conntrack's accounting
-# (nf_conntrack_acct=1); 0s when there is none.
-st_ct_acct() {
-	ip netns exec "$NS_ROUTER" conntrack -L -o extended -f "ipv$1" -p "$2" --dport "$3" 2>/dev/null |
-		awk 'NR == 1 {
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^packets=/) p[++np] = substr($i, 9)
-				if ($i ~ /^bytes=/) b[++nb] = substr($i, 7)
-			}
-		}
-		END { printf "%s %s %s %s\n", p[1] + 0, b[1] + 0, p[2] + 0, b[2] + 0 }'
-}
-
 # st_flows_of PORT: the cached directions of connections to or from PORT.
 st_flows_of() {
 	ip netns exec "$NS_ROUTER" ftctl -j flows |

@@ -144,20 +144,6 @@ xdp_check_shaper() {
 # ------------------------------------------------------- the books --
 # A transfer through the tier, judged by the router's counters.
 
-# xdp_ct_acct FAMILY PORT: "OBYTES RBYTES OPKTS RPKTS" of the router's
-# conntrack entry of the TCP connection of FAMILY to PORT (as the client
-# sent it).
-xdp_ct_acct() {
-	ip netns exec "$NS_ROUTER" conntrack -L -f "ipv$1" -o extended -p tcp 2>/dev/null |
-		awk -v p="dport=$2" '
-		{ hit = 0; for (i = 1; i <= NF; i++) if ($i == p) hit = 1 }
-		hit { n = 0; m = 0
-		      for (i = 1; i <= NF; i++) {
-			if ($i ~ /^bytes=/) b[++n] = substr($i, 7)
-			if ($i ~ /^packets=/) k[++m] = substr($i, 9) }
-		      print b[1], b[2], k[1], k[2]; exit }'
-}
-
 # xdp_dev_bytes DEV rx|tx: DEV's byte counter in the router (ip -s link).
 xdp_dev_bytes() {
 	ip -n "$NS_ROUTER" -s link show dev "$1" | awk -v d="$2" '
@@ -224,8 +210,8 @@ xdp_judge() {
 	local slow fast xdp ob rb op rp
 	fp_end
 	# shellcheck disable=SC2046 # split into words
-	set -- "$@" $(xdp_ct_acct "$fam" "$5")
-	ob=$(fp_num "$6") rb=$(fp_num "$7") op=$(fp_num "$8") rp=$(fp_num "$9")
+	set -- "$@" $(fp_ct_acct "$fam" tcp "$5")
+	op=$(fp_num "$6") ob=$(fp_num "$7") rp=$(fp_num "$8") rb=$(fp_num "$9")
 	if [ "$4" = c2s ]; then
 		slow=$FPD_C2S fast=$(fp_cdelta "$fam")
 		xdp=$(($(xdp_bytes "$c" "$fam") - XDP0_C))
