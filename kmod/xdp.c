@@ -241,6 +241,8 @@ static int ft_xdp(struct xdp_buff *xdp, struct fasttrack_xdp_out *res)
 	u32 blocked;
 	u16 tci = 0;
 
+	/* A driver's receive, BH off: the per-CPU counters rely on it. */
+	lockdep_assert_in_softirq();
 	if (unlikely(xdp_buff_has_frags(xdp)) || data + ETH_HLEN > end)
 		return FASTTRACK_XDP_PASS;
 	proto = eth->h_proto;
