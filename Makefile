@@ -110,13 +110,14 @@ check:
 check-full:
 	$(MAKE) check FULL=1
 
-# The kernel's own netfilter selftests (linux-source-6.12), each on the
-# full stack and again with fasttrack on every device, on the 6.12 guest:
-# all of them (make check runs this commit's share; KNF_PLAN=1 prints the
-# rotation; selftests/vm/knf.sh).
+# The kernel's own netfilter selftests (linux-source-6.12 and -7.2), each
+# on the full stack and again with fasttrack on every device, on the guest
+# of their version: all of them (make check runs this commit's share of
+# one kernel's; KNF_PLAN=1 prints the rotation; selftests/vm/knf.sh).
+KNF_KERNELS ?= 6.12 7.2
 .PHONY: check-netfilter
 check-netfilter:
-	$(if $(filter 1,$(KNF_PLAN)),bash selftests/vm/knf.sh --plan,SMP=0 FT_TIMEOUT=$${FT_TIMEOUT:-21600} bash selftests/vm/check.sh --kernels 6.12 --test kernel_netfilter)
+	$(if $(filter 1,$(KNF_PLAN)),bash selftests/vm/knf.sh --plan,SMP=0 FT_TIMEOUT=$${FT_TIMEOUT:-21600} bash selftests/vm/check.sh --kernels "$(KNF_KERNELS)" --test kernel_netfilter)
 
 .PHONY: check-arm
 check-arm:

@@ -3,8 +3,9 @@
 # ksft-timeout: 21600
 # shellcheck disable=SC3043 # dash has local
 # The kernel's own netfilter selftests (tools/testing/selftests/net/
-# netfilter/ of linux-source-6.12, at /knf in the guest: selftests/vm/
-# knf.sh), each run twice in this boot, unchanged:
+# netfilter/ of Debian's linux-source of this kernel's version, 6.12 or
+# 7.2, at /knf in the guest: selftests/vm/knf.sh), each run twice in this
+# boot, unchanged:
 #  1. on the full stack alone (fasttrack loaded, enabled nowhere);
 #  2. with fasttrack on for both families on every device of every netns
 #     the script makes: the test hook netns_enable (kmod/testhooks.c)
@@ -44,11 +45,13 @@ NF=$KNF/net/netfilter
 PARAM=/sys/module/fasttrack/parameters/netns_enable
 FWD=/sys/kernel/debug/fasttrack/netns_forwarded
 
+# knf.sh puts a suite only where one runs: that of this kernel's version.
+[ -d "$NF" ] || ft_skip "no kernel netfilter selftests at $NF for $(uname -r) (selftests/vm/knf.sh)"
+suite=$(sed -n 's/^VERSION=\([0-9]*\) PATCHLEVEL=\([0-9]*\) .*/\1.\2/p' "$KNF/VERSION")
 case $(uname -r) in
-6.12.*) ;;
-*) ft_skip "the 6.12 suite runs on the 6.12 kernel only, not $(uname -r)" ;;
+"$suite".*) ;;
+*) fail "the suite at $KNF is $suite's, for Linux $(uname -r)"; ft_exit ;;
 esac
-[ -d "$NF" ] || ft_skip "no kernel netfilter selftests at $NF (selftests/vm/knf.sh)"
 dmesg_mark
 ft_module_load
 if [ ! -w "$PARAM" ] || [ ! -r "$FWD" ]; then
@@ -58,19 +61,24 @@ defer sh -c "echo N >$PARAM"
 # Modules the scripts load stay after them: br_netfilter would send every
 # bridged packet of the later tests through the IP hooks of new netns.
 # Unloaded again at the end, those that nothing else holds.
-awk '{ print $1 }' /proc/modules | sort >/tmp/knf.mods0
+awk '{ print $1 }' /proc/modules >/tmp/knf.mods0
 defer unload_new_modules
 
 # unload_new_modules: rmmod what was loaded since the start, in rounds for
-# their dependencies (a cleanup step: its output goes nowhere).
+# their dependencies; says what stays, and why (a deferred cleanup's
+# output goes nowhere: the end of the test calls it too).
 unload_new_modules() {
 	local _ m left
-	for _ in 1 2 3 4; do
-		left=$(awk '{ print $1 }' /proc/modules | sort | comm -13 /tmp/knf.mods0 -)
+	for _ in 1 2 3 4 5 6; do
+		left=$(awk '{ print $1 }' /proc/modules | grep -vxF -f /tmp/knf.mods0)
 		[ -n "$left" ] || return 0
 		for m in $left; do
-			rmmod "$m"
+			rmmod "$m" 2>/dev/null
 		done
+	done
+	for m in $left; do
+		log_info "module $m stays loaded: $(rmmod "$m" 2>&1)" \
+			"(holders: $(find "/sys/module/$m/holders" -mindepth 1 -printf "%f " 2>/dev/null))"
 	done
 }
 scripts=${KNF_SCRIPTS:-$(cat "$KNF/scripts" 2>/dev/null)}
@@ -179,5 +187,6 @@ done
 
 log_info "the same: $same; differ or fail: $bad;" \
 	"not exercised:${unexercised:- none}; not run:${notrun:- none}"
+unload_new_modules
 check_dmesg_clean "no kernel splat"
 ft_exit

@@ -79,12 +79,13 @@ MATRIX_CORE="module_load module_autoload fastpath_transfer fastpath_nat fastpath
 MATRIX_SMOKE="module_load fastpath_transfer fastpath_accounting fastpath_acct_exact fault_rmmod"
 
 # Tests the matrix runs on one kernel, not dealt to a shard: the kernel's
-# 6.12 netfilter suite on 6.12, where the matrix runs this commit's share
-# of its scripts (selftests/vm/knf.sh --plan; make check-netfilter and
-# check-full run all of them); the XDP tier's on 7.2, which has it (5.10
-# and 6.1 would only skip them).
-MATRIX_PINNED="kernel_netfilter:6.12 fastpath_xdp:7.2 malformed_xdp:7.2 fastpath_xdp_hooks:7.2
-	fastpath_xdp_stale:7.2 fastpath_xdp_redirect:7.2"
+# netfilter suite on the kernel whose turn it is (6.12 or 7.2, each its
+# own version's scripts), where the matrix runs this commit's share of
+# them (selftests/vm/knf.sh --plan; make check-netfilter and check-full
+# run all of them); the XDP tier's on 7.2, which has it (5.10 and 6.1
+# would only skip them).
+MATRIX_PINNED="kernel_netfilter:$(bash "$VM_DIR/knf.sh" --kernel) fastpath_xdp:7.2
+	malformed_xdp:7.2 fastpath_xdp_hooks:7.2 fastpath_xdp_stale:7.2 fastpath_xdp_redirect:7.2"
 
 # matrix_pin TEST: the kernel TEST is pinned to in the matrix, or nothing.
 matrix_pin() { xargs -n1 <<<"$MATRIX_PINNED" | sed -n "s/^$1://p"; }

@@ -247,13 +247,17 @@ install_selftests() {
 		[ "$(basename "$f")" = vm ] || cp -r "$f" "$R/selftests/"
 	done
 	install -m 0755 "$VM_DIR/guest-init.sh" "$R/init"
-	# The kernel's netfilter selftests, built for this architecture only.
-	if ! is_foreign "$DEB_ARCH"; then
-		cp -r "$(bash "$VM_DIR/knf.sh")" "$R/knf"
-		# This run's share of its scripts (check.sh), else all of them.
-		[ -z "${FT_KNF_ROTATE:-}" ] || [[ $KVER != 6.12.* ]] ||
-			bash "$VM_DIR/knf.sh" --plan >&2
-		bash "$VM_DIR/knf.sh" --scripts >"$R/knf/scripts"
+	# The kernel's netfilter selftests of this kernel's version, built for
+	# this architecture only: with the rotation (check.sh), those of the
+	# kernel whose turn it is and this run's share of its scripts; else
+	# all of them.
+	local kv
+	kv=$(cut -d. -f1,2 <<<"$KVER")
+	if ! is_foreign "$DEB_ARCH" && [[ " $(bash "$VM_DIR/knf.sh" --kernels) " == *" $kv "* ]] &&
+		{ [ -z "${FT_KNF_ROTATE:-}" ] || [ "$(bash "$VM_DIR/knf.sh" --kernel)" = "$kv" ]; }; then
+		cp -r "$(FT_KNF_KERNEL=$kv bash "$VM_DIR/knf.sh")" "$R/knf"
+		[ -z "${FT_KNF_ROTATE:-}" ] || FT_KNF_KERNEL=$kv bash "$VM_DIR/knf.sh" --plan >&2
+		FT_KNF_KERNEL=$kv bash "$VM_DIR/knf.sh" --scripts >"$R/knf/scripts"
 	fi
 	# make bench and make demo (bench/guest/*.sh, ft.mode=bench|demo).
 	if [ -d "$REPO/bench/guest" ]; then

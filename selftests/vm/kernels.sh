@@ -7,6 +7,7 @@
 # usage: kernels.sh WORD...       e.g. kernels.sh 6.1 6.12
 #        kernels.sh --list        the known version words
 #        kernels.sh --arch WORD... their architectures (amd64, arm64, armhf)
+#        kernels.sh --source WORD  its source tarball, fetched (a path)
 #
 # A fetched kernel is reused; FT_KERNEL_REFRESH=1 resolves the newest again.
 set -eu
@@ -154,6 +155,29 @@ if [ "${1:-}" = --arch ]; then
 		[ "$w" != debug ] || { echo amd64; continue; }
 		table_row "$w" | awk '{ print $2 }'
 	done | sort -u
+	exit 0
+fi
+# --source WORD: the kernel source tarball of WORD's version (Debian's
+# linux-source-VER, from WORD's suites), fetched and extracted under
+# $CACHE/debs once; prints its path.
+if [ "${1:-}" = --source ]; then
+	w=${2:?usage: kernels.sh --source WORD}
+	row=$(table_row "$w")
+	[ -n "$row" ] || die "unknown kernel '$w'"
+	read -r _ _ suites _ <<<"$row"
+	pkg=linux-source-${w%%-*}
+	dest=$CACHE/debs/$pkg
+	if [ ! -f "$dest/usr/src/$pkg.tar.xz" ]; then
+		# shellcheck disable=SC2046 # split the suite list on commas
+		apt_private_setup "k$w" $(tr ',' ' ' <<<"$suites")
+		mkdir -p "$CACHE/debs"
+		log "fetching $pkg"
+		(cd "$CACHE/debs" && apt_private "k$w" apt-get -q download "$pkg" >/dev/null) ||
+			die "apt-get download failed for $pkg $(apt_where "k$w")"
+		# shellcheck disable=SC2012 # package file names are tame
+		dpkg-deb -x "$(ls -t "$CACHE/debs/${pkg}_"*.deb | head -n1)" "$dest"
+	fi
+	echo "$dest/usr/src/$pkg.tar.xz"
 	exit 0
 fi
 [ $# -gt 0 ] || die "usage: kernels.sh WORD... (see --list)"

@@ -18,10 +18,11 @@
 #    failure whose log is kept under $CACHE/logs, and the exit is non-zero.
 #  - check.sh: a kernel splat or a kmemleak report on the console fails a
 #    run whose tests all passed (what make check-debug and CI rely on).
-#  - check.sh --matrix: kernel_netfilter on 6.12 only, the others dealt
-#    as without it; knf.sh --plan (its share in CI): every script of the
-#    kernel's netfilter suite in one slot, none over the share, the slot
-#    picked by the first-parent count.
+#  - check.sh --matrix: kernel_netfilter on the kernel of its turn only,
+#    the others dealt as without it; knf.sh --plan (its share in CI):
+#    every script of the kernel's netfilter suite in one slot, none over
+#    the share, the kernel and the slot picked by the first-parent count;
+#    rotate.sh's turn (the platform of the matrix) by the same count.
 #  - debug-ci.sh --plan (the debug kernel's share in CI): every listed test
 #    is in one slot, no slot holds more than the share, the commit picks
 #    its slot by its first-parent count; debug-kernel.sh check --no-build
@@ -166,6 +167,9 @@ printf '#!/bin/sh\n[ "$1" = --list ] && printf "%%s\\n" ${STUB_TESTS:-alpha beta
 for f in deps.sh tools.sh build.sh initramfs.sh; do
 	echo 'exit 0' >"$R/selftests/vm/$f"
 done
+# The netfilter suite's turn: 7.2's (STUB_KNF_KERNEL).
+# shellcheck disable=SC2016 # the stub's own variable
+echo 'echo "${STUB_KNF_KERNEL:-7.2}"' >"$R/selftests/vm/knf.sh"
 # Kernels named bad* fail to fetch; the others get an env file.
 cat >"$R/selftests/vm/kernels.sh" <<'EOF'
 . "$(dirname "$0")/common.sh"
@@ -239,12 +243,16 @@ done
 check "check.sh --matrix: the shards differ" \
 	test "$(for t in alpha beta gamma delta; do on "$t"; done | sort -u | wc -l)" = 4
 check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "17 passed, 0 failed"
-# A pinned test (the kernel's 6.12 netfilter suite) runs on its kernel
-# only, and the others are dealt as before.
+# A pinned test (the kernel's netfilter suite, on the kernel whose turn
+# knf.sh says it is) runs on its kernel only, and the others are dealt as
+# before.
 pinned_tests="alpha beta gamma kernel_netfilter delta module_load fault_rmmod"
 STUB_TESTS=$pinned_tests run pin check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
-pinned() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/pin.out" | xargs; }
-check "check.sh --matrix: kernel_netfilter runs on 6.12 only" test "$(pinned kernel_netfilter)" = 6.12
+pinned() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/${2:-pin}.out" | xargs; }
+check "check.sh --matrix: kernel_netfilter runs on the kernel of its turn only" \
+	test "$(pinned kernel_netfilter)" = 7.2
+STUB_KNF_KERNEL=6.12 STUB_TESTS=$pinned_tests run pin612 check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
+check "check.sh --matrix: ... 6.12 when it is 6.12's turn" test "$(pinned kernel_netfilter pin612)" = 6.12
 check "check.sh --matrix: ... and deals the others as without it" \
 	test "$(for t in alpha beta gamma delta; do pinned "$t"; done)" = \
 	"$(for t in alpha beta gamma delta; do on "$t"; done)"
@@ -332,14 +340,19 @@ bash "$VM/knf.sh" --plan >"$T/knf.out" 2>&1 || knf_rc=$?
 knf_slots() { sed -n 's/^  slot [0-9]*: [0-9]* //p' "$T/knf.out" | xargs -n1; }
 knf_budget=$(sed -n 's/.* slots of at most \([0-9]*\) s .*/\1/p' "$T/knf.out")
 check "knf.sh --plan: prints the rotation" test "$knf_rc" = 0
-check "knf.sh: every script of the suite is in exactly one slot" \
-	test "$(knf_slots | sort)" = "$(bash "$VM/knf.sh" --list 2>/dev/null)"
+knf_out_of_ci() { sed -n "s/^not in CI's rotation (make check-netfilter runs them): //p" "$T/knf.out" | sed 's/^none$//' | xargs -r -n1; }
+check "knf.sh: every script of the suite is in exactly one slot, or named as not in CI's" \
+	test "$( (knf_slots; knf_out_of_ci) | sort)" = "$(bash "$VM/knf.sh" --list 2>/dev/null)"
 check "knf.sh: ... among them the ICMP errors and NAT" \
 	test "$(knf_slots | grep -cxE 'conntrack_icmp_related|nft_nat')" = 2
 check "knf.sh: no slot over its seconds, unless one script is" \
 	test "$(sed -n 's/^  slot [0-9]*: //p' "$T/knf.out" | awk -v b="$knf_budget" '$1 > b && NF > 2' | wc -l)" = 0
-check "knf.sh: the commit's first-parent count picks the slot" \
-	has "$T/knf.out" "this commit: slot $((count % $(knf_slots >/dev/null; sed -n 's/.* in \([0-9]*\) slots .*/\1/p' "$T/knf.out")))"
+knf_kernels=$(bash "$VM/knf.sh" --kernels)
+knf_nk=$(wc -w <<<"$knf_kernels")
+check "knf.sh: the commit's first-parent count picks the kernel" \
+	has "$T/knf.out" "one a commit; this commit: $(cut -d' ' -f$((count % knf_nk + 1)) <<<"$knf_kernels")"
+check "knf.sh: ... and, past the kernel's turn, the slot" \
+	has "$T/knf.out" "this commit: slot $((count / knf_nk % $(sed -n 's/.* in \([0-9]*\) slots .*/\1/p' "$T/knf.out")))"
 check "rotate.sh: the commit's first-parent count picks one word in turn" \
 	test "$(bash "$VM/rotate.sh" a b c)" = "$(cut -d' ' -f$((count % 3 + 1)) <<<"a b c")"
 check "rotate.sh: ... and nothing of no word" test -z "$(bash "$VM/rotate.sh")"
