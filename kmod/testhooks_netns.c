@@ -29,12 +29,14 @@ static atomic_t ft_netns_live;
 /*
  * Joining nfnetlink's group from a pernet init must not load nfnetlink:
  * its own pernet registration would wait for the init that waits for it.
+ * Built in (Debian's 7.2), it is there, and modprobe would fail to find it.
  */
 static int ft_netns_enable_set(const char *val, const struct kernel_param *kp)
 {
 	int err = param_set_bool(val, kp);
 
-	if (!err && READ_ONCE(ft_netns_enable))
+	if (!err && !IS_BUILTIN(CONFIG_NETFILTER_NETLINK) &&
+	    READ_ONCE(ft_netns_enable))
 		err = request_module("nfnetlink");
 	return err;
 }
