@@ -86,6 +86,7 @@ enum ft_stat {
 	FT_STAT_RULE_SKIPPED,
 	FT_STAT_NOLEARN_MANGLED,
 	FT_STAT_XDP_BYPASSED,
+	FT_STAT_NOLEARN_UNTRACKED,
 	FT_STAT_NUM,
 
 	/* Removal reasons no counter records (the counters go with them): */

@@ -335,10 +335,14 @@ static void ft_learn(struct ft_net *fn, struct sk_buff *skb,
 
 	lockdep_assert_in_softirq();
 	ct = nf_ct_get(skb, &ctinfo);
-	if (!ct)
-		return;
 	fd = xa_load(&fn->dev_index, skb->skb_iif);
 	enabled = fd && (READ_ONCE(fd->families) & ft_fam_flag(fam));
+	/* No ruleset here uses conntrack, or a notrack rule matched. */
+	if (!ct) {
+		if (enabled)
+			ft_stat_inc(fn, FT_STAT_NOLEARN_UNTRACKED);
+		return;
+	}
 	/* Every packet of an enabled device passed the ingress hook. */
 	if (enabled)
 		rx = ft_rx_state(skb);
@@ -507,8 +511,9 @@ static const struct nf_hook_ops ft_learn_ops[FT_LEARN_HOOKS] = {
 };
 
 /*
- * Learning needs conntrack in this netns whether or not a ruleset asks
- * for it, so take a conntrack reference for both families.
+ * Learning takes no conntrack reference: where no ruleset uses conntrack
+ * the full stack tracks nothing, and neither may fasttrack. Flows are
+ * learned where conntrack runs; elsewhere packets count as untracked.
  */
 int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 {
@@ -519,24 +524,15 @@ int ft_learn_start(struct ft_net *fn, struct netlink_ext_ack *extack)
 		fn->learn_ops[i].priv = fn;
 	}
 
-	err = nf_ct_netns_get(fn->net, NFPROTO_INET);
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack, "cannot enable conntrack in this netns");
-		return err;
-	}
 	err = nf_register_net_hooks(fn->net, fn->learn_ops,
 				    FT_LEARN_HOOKS);
-	if (err) {
+	if (err)
 		NL_SET_ERR_MSG_MOD(extack, "cannot register the learning hooks");
-		nf_ct_netns_put(fn->net, NFPROTO_INET);
-		return err;
-	}
-	return 0;
+	return err;
 }
 
 void ft_learn_stop(struct ft_net *fn)
 {
 	nf_unregister_net_hooks(fn->net, fn->learn_ops,
 				FT_LEARN_HOOKS);
-	nf_ct_netns_put(fn->net, NFPROTO_INET);
 }

@@ -26,6 +26,7 @@ require_cmd ip ftctl conntrack udpecho
 fp_init
 ft_module_load
 setup_ns NS_CLIENT NS_SERVER NS_ROUTER
+nft_ct_ruleset "$NS_ROUTER"
 
 SRV4=198.18.39.9 SRV6=2001:db8:39::9
 PORT=7777

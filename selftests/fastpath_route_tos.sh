@@ -22,6 +22,7 @@ require_cmd ip ftctl conntrack udpecho
 fp_init
 ft_module_load
 setup_ns NS_CLIENT NS_SERVER NS_ROUTER
+nft_ct_ruleset "$NS_ROUTER"
 
 SRV=198.19.9.1 OTHER=198.19.8.1
 G1=198.18.2.11 G2=198.18.2.12 G3=198.18.2.13

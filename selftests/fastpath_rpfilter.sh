@@ -22,6 +22,7 @@ fp_init
 fp_require
 ft_module_load
 setup_plain_router
+nft_ct_ruleset "$NS_ROUTER"
 PORT=7777
 must ip -n "$NS_ROUTER" link add dummy0 type dummy
 must ip -n "$NS_ROUTER" link set dummy0 up

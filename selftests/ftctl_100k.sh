@@ -101,9 +101,11 @@ summary() {
 
 stats_line() { ftc -j stats | fp_jget flows learned table_full punted.no_entry forwarded.packets; }
 
-# A plain router without a ruleset: the slow path is conntrack and routing.
+# A plain router whose ruleset only turns conntrack on: the slow path is
+# conntrack and routing.
 ft_module_load
 setup_plain_router
+nft_ct_ruleset "$NS_ROUTER"
 must ftc enable "$ROUTER_CLIENT_DEV"
 must ftc enable "$ROUTER_SERVER_DEV"
 must ftc set max-flows 200000 udp-timeout 3600

@@ -412,6 +412,20 @@ nft_forward_ruleset() {
 	EOF
 }
 
+# nft_ct_ruleset NS: the least a router needs for fasttrack: a ruleset that
+# uses conntrack (fasttrack learns only what conntrack tracks and does not
+# turn it on), accepting everything as no ruleset does.
+nft_ct_ruleset() {
+	must ip netns exec "$1" nft -f - <<-EOF
+		table inet ft_ct {
+			chain forward {
+				type filter hook forward priority filter; policy accept;
+				ct state established,related accept
+			}
+		}
+	EOF
+}
+
 # nft_counter_bytes NS NAME: the byte count of a named counter in ft_fwd.
 nft_counter_bytes() {
 	ip netns exec "$1" nft -j list counter inet ft_fwd "$2" |

@@ -65,6 +65,7 @@ garbage() {
 
 ft_module_load
 setup_router_on_a_stick
+nft_ct_ruleset "$NS_ROUTER"
 TMP=$(mktemp -d)
 defer rm -rf "$TMP"
 

@@ -72,6 +72,7 @@ static const struct stat_desc not_learned_stats[] = {
 	{ FASTTRACK_A_STAT_NOLEARN_NO_NEIGH,	"no_neigh",	"no-neigh", NULL },
 	{ FASTTRACK_A_STAT_NOLEARN_RACED,	"raced",	"raced", NULL },
 	{ FASTTRACK_A_STAT_NOLEARN_MANGLED,	"mangled",	"mangled", NULL },
+	{ FASTTRACK_A_STAT_NOLEARN_UNTRACKED,	"untracked",	"untracked", NULL },
 	{ 0, NULL, NULL, NULL }
 };
 

@@ -378,6 +378,8 @@ ifb1 (ifindex 7)
 	MOCKENV=FTMOCK_XDP=1; mout 0 '"bytes":0}},"tier":"skb","xdp_blocked":["tap","qdisc"]},{"ifname":"ifb1"' -j show
 	MOCKENV=FTMOCK_XDP=1; mout 0 "  bypassed 40000" stats
 	MOCKENV=FTMOCK_XDP=1; mout 0 '"xdp":{"bypassed":40000}' -j stats
+	MOCKENV=FTMOCK_XDP=1; mout 0 "  untracked 41000" stats
+	MOCKENV=FTMOCK_XDP=1; mout 0 '"mangled":39000,"untracked":41000}' -j stats
 	MOCKENV="FTMOCK_XDP=1 FTMOCK_TICK=1"; mout 0 "kbit/s  xdp " show -r 1 -c 1 eth0
 	MOCKENV="FTMOCK_XDP=1 FTMOCK_TICK=1"; mout 0 '"xdp":{"packets":500,"bytes":50000,' -j show -r 1 -c 1 eth0
 	if LD_PRELOAD=$MOCK "$FTCTL" show 2>/dev/null | grep -q "xdp\|tier"; then

@@ -364,6 +364,10 @@ enum fasttrack_stats_attrs {
 					 * packet up: something it would
 					 * bypass is attached
 					 */
+	FASTTRACK_A_STAT_NOLEARN_UNTRACKED, /* forwarded without a conntrack
+					     * entry: no ruleset uses
+					     * conntrack, or notrack
+					     */
 
 	__FASTTRACK_A_STAT_LAST
 };
