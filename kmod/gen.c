@@ -24,13 +24,13 @@
 
 static void ft_gen_rcu(struct rcu_head *head);
 
+/* fastpath_ruleset_once's kprobe reads the flag at this offset. */
+static_assert(offsetof(struct ft_route_change, ruleset) == 18);
+
 /*
  * The route change log's writers (route.c reads it): its head is a
  * generation, and they hold gen_lock.
  */
-/* fastpath_ruleset_once's kprobe reads the flag at this offset. */
-static_assert(offsetof(struct ft_route_change, ruleset) == 18);
-
 /* Log @c for @fam, or a change that covers all if NULL. gen_lock held. */
 void ft_route_log_append(struct ft_net *fn, enum ft_fam fam,
 			 const struct ft_route_change *c)

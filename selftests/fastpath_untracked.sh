@@ -80,15 +80,8 @@ check_le "conntrack holds no entry at all ($n)" "$n" 0
 n=$(fp_num "$(fp_stat not_learned.untracked)")
 check_ge "ftctl stats counts the packets as untracked ($n)" "$n" 1
 
-# ----------------------------------------------- a table uses conntrack --
-nft_r -f - <<EOF
-table inet ft_ct {
-	chain forward {
-		type filter hook forward priority filter + 1; policy accept;
-		ct state established,related accept
-	}
-}
-EOF
+# ------------------------------------ a table uses conntrack: inet ft_ct --
+nft_ct_ruleset "$NS_ROUTER"
 round "a ruleset that uses conntrack" offload 1
 
 # ------------------------------------------------- that table deleted --
