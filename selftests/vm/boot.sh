@@ -134,6 +134,9 @@ if [ "$mode" = shell ]; then
 	# shellcheck disable=SC2046 # options without blanks
 	exec "${qemu[@]}" -serial mon:stdio $(second "file:$outdir/ktap.log")
 fi
+# Held by qemu, which inherits the lock, until it exits.
+[ -z "${FT_GUEST_SLOTS:-}" ] || guest_slot
+
 if [ "$mode" != test ]; then
 	rm -f "$outdir/console.log"
 	# shellcheck disable=SC2046 # options without blanks

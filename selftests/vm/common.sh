@@ -53,6 +53,25 @@ wait_for_slot() {
 	done
 }
 
+# guest_slot: with FT_GUEST_SLOTS=DIR, take one of FT_JOBS (default: the
+# host's CPUs) lock files in DIR, waiting for one to be free, and keep it
+# on an open descriptor: runs that share DIR (.ci/run's make check and
+# check-debug-ci) then boot at most FT_JOBS guests at once between them,
+# as wait_for_slot does within one run. The lock goes when every process
+# that inherited the descriptor has exited.
+guest_slot() {
+	local i n=${FT_JOBS:-$(nproc)}
+	mkdir -p "$FT_GUEST_SLOTS"
+	while :; do
+		for ((i = 0; i < n; i++)); do
+			exec {GUEST_SLOT_FD}>"$FT_GUEST_SLOTS/slot$i"
+			flock -n "$GUEST_SLOT_FD" && return 0
+			exec {GUEST_SLOT_FD}>&-
+		done
+		sleep 2
+	done
+}
+
 # keep_logs RUNDIR FILE: a failed run's prepare, console and KTAP logs, in
 # one file that outlives the run dir; says where.
 keep_logs() {

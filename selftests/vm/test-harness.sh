@@ -27,6 +27,8 @@
 #    is in one slot, no slot holds more than the share, the commit picks
 #    its slot by its first-parent count; debug-kernel.sh check --no-build
 #    fails, rather than builds, without a kernel.
+#  - guest_slot (boot.sh, FT_GUEST_SLOTS): two runs sharing the slots boot
+#    one at a time with FT_JOBS=1, both at once with 2.
 #
 # Prints one line per check and exits non-zero if any failed.
 set -eu -o pipefail
@@ -373,6 +375,33 @@ check "soak.sh: ... with a prepare failure line" has "$T/soak.out" "[bad]  FAIL 
 check "soak.sh: ... its prepare log kept in \$CACHE/logs" kept soak 'soak-bad-*/prepare.log' "stub: cannot fetch bad"
 check "soak.sh: the other kernel's results are printed" has "$T/soak.out" "[good]  ok      soak"
 check "soak.sh: ... and the verdict" has "$T/soak.out" "soak failed"
+
+# slot_user N LOG: takes a guest slot, then logs "N start", holds it for a
+# second and logs "N end" as it lets go.
+slot_user() {
+	(
+		# shellcheck source=selftests/vm/common.sh
+		. "$VM/common.sh"
+		guest_slot
+		echo "$1 start" >>"$2"
+		sleep 1
+		echo "$1 end" >>"$2"
+	)
+}
+# serial LOG: no user started while another held its slot.
+serial() { awk '$2 == "start" && held { bad = 1 } $2 == "start" { held = 1 } $2 == "end" { held = 0 } END { exit bad }' "$1"; }
+overlap() { ! serial "$1"; }
+slots=$T/slots
+FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 1 "$T/slot1.log" &
+FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 2 "$T/slot1.log" &
+wait
+check "guest_slot: runs sharing FT_GUEST_SLOTS with FT_JOBS=1 boot one at a time" serial "$T/slot1.log"
+check "guest_slot: ... and both run" test "$(grep -c end "$T/slot1.log")" = 2
+rm -rf "$slots"
+FT_GUEST_SLOTS=$slots FT_JOBS=2 slot_user 1 "$T/slot2.log" &
+FT_GUEST_SLOTS=$slots FT_JOBS=2 slot_user 2 "$T/slot2.log" &
+wait
+check "guest_slot: with FT_JOBS=2, two at once" overlap "$T/slot2.log"
 
 if [ "$failed" -ne 0 ]; then
 	for f in "$T"/*.out; do
