@@ -100,11 +100,16 @@ PLATFORMS ?= 6.1-rt $(ARM_KERNELS)
 PLATFORM_KERNELS ?= $(shell bash selftests/vm/rotate.sh $(PLATFORMS))
 CHECK_MATRIX = $(if $(T)$(FULL),,$(if $(filter file,$(origin KERNELS)),--matrix))
 CHECK_KERNELS = $(KERNELS)$(if $(CHECK_MATRIX), $(PLATFORM_KERNELS))
+CHECK_GUESTS = bash selftests/vm/check.sh --kernels "$(CHECK_KERNELS)" $(CHECK_MATRIX) $(if $(T),--test "$(T)")
+# Without T: the host checks and the DKMS tests run beside the matrix and
+# share its guest slots (selftests/vm/together.sh); ftctl is built first,
+# since each of them uses it.
 check:
 	bash selftests/vm/deps.sh
-	$(if $(T),,$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check && $(MAKE) harness-test && $(MAKE) layers-check)
-	bash selftests/vm/check.sh --kernels "$(CHECK_KERNELS)" $(CHECK_MATRIX) $(if $(T),--test "$(T)")
-	$(if $(T),,$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm))
+	$(if $(T),$(CHECK_GUESTS),$(MAKE) -C userspace && bash selftests/vm/together.sh \
+		'$(CHECK_GUESTS)' \
+		'$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check && $(MAKE) harness-test && $(MAKE) layers-check' \
+		'$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm)')
 
 .PHONY: check-full
 check-full:

@@ -35,6 +35,9 @@
 # FT_TIMEOUT: seconds before a test boot is killed (default 3600, times
 # FT_SLOWDOWN on a foreign architecture: the whole suite takes about an
 # hour on arm).
+# FT_BOOT_SILENCE: seconds a test boot's console may stay silent before
+# the kernel runs /init (default 300, times FT_SLOWDOWN on a foreign
+# architecture); then the boot is killed and started again, once.
 # A foreign-architecture kernel (arch.sh) boots on qemu's "virt" machine:
 # its console is ttyAMA0, and the guest's second channel (KTAP, bench
 # output) is a virtio console, /dev/hvc0 (ft.tty, ft.ktap for guest-init.sh);
@@ -77,11 +80,12 @@ mkdir -p "$outdir"
 # slab_nomerge: fasttrack's flow caches keep their own lines in
 # /proc/slabinfo, which the leak checks of the tests read.
 cmdline="console=$CONSOLE panic=-1 log_buf_len=8M mitigations=off no_timer_check slab_nomerge ft.mode=$mode$hold"
-limit=${FT_TIMEOUT:-3600}
+limit=${FT_TIMEOUT:-3600} silence=${FT_BOOT_SILENCE:-300}
 if is_foreign "$DEB_ARCH"; then
 	slow=${FT_SLOWDOWN:-$SLOWDOWN}
 	cmdline+=" ft.tty=$CONSOLE ft.ktap=$KTAP_TTY FT_SLOWDOWN=$slow KSFT_TIMEOUT=$((600 * slow))"
 	limit=${FT_TIMEOUT:-$((3600 * slow))}
+	silence=${FT_BOOT_SILENCE:-$((300 * slow))}
 fi
 [ -z "$append" ] || cmdline+=" $append"
 initrd=$OUT/initramfs/$KVER.cpio.gz
@@ -113,6 +117,10 @@ if [ -n "$nic" ]; then
 	done
 fi
 [ -z "$icount" ] || qemu+=(-icount shift=2,sleep=off)
+# together.sh runs host work at nice 10; its guests get back its niceness.
+if [ -n "${FT_GUEST_NICE:-}" ] && [ "$(nice)" -gt "$FT_GUEST_NICE" ]; then
+	qemu=(nice -n "$((FT_GUEST_NICE - $(nice)))" "${qemu[@]}")
+fi
 # shellcheck disable=SC2206 # options without blanks
 [ -z "${FT_QEMU_ARGS:-}" ] || qemu+=($FT_QEMU_ARGS)
 
@@ -143,9 +151,42 @@ if [ "$mode" != test ]; then
 	exec timeout -k 10 "$limit" "${qemu[@]}" \
 		-serial "file:$outdir/console.log" $(second stdio)
 fi
-rm -f "$outdir/console.log" "$outdir/ktap.log"
-# exec: bash must not read on in this file after a long boot (it may have
-# been edited meanwhile).
-# shellcheck disable=SC2046 # options without blanks
-exec timeout -k 10 "$limit" "${qemu[@]}" \
-	-serial "file:$outdir/console.log" $(second "file:$outdir/ktap.log")
+# boot_watched: the test boot, watched until the kernel runs /init. A
+# console silent for FT_BOOT_SILENCE seconds (300, times FT_SLOWDOWN on a
+# foreign architecture) before that is a hung
+# boot: qemu is killed and the boot starts again, once. A debug kernel
+# hung so under TCG next to busy host builds ("Running RCU-tasks wait API
+# self tests", idle until the boot's limit). Exit status: qemu's, 124 on
+# timeout or a second hang (check.sh's "timed out").
+boot_watched() {
+	local try pid size last quiet
+	for try in 1 2; do
+		rm -f "$outdir/console.log" "$outdir/ktap.log"
+		# shellcheck disable=SC2046 # options without blanks
+		timeout -k 10 "$limit" "${qemu[@]}" \
+			-serial "file:$outdir/console.log" $(second "file:$outdir/ktap.log") &
+		pid=$! last=-1 quiet=0
+		while ! grep -qs "Run /init as init process" "$outdir/console.log"; do
+			kill -0 "$pid" 2>/dev/null || break
+			size=$(stat -c %s "$outdir/console.log" 2>/dev/null || echo 0)
+			[ "$size" = "$last" ] || quiet=0 last=$size
+			if [ "$quiet" -ge "$silence" ]; then
+				log "boot $try: no console output for $silence s before init, after: $(tail -n 1 "$outdir/console.log" 2>/dev/null)"
+				kill "$pid" 2>/dev/null || true
+				wait "$pid" || true
+				mv "$outdir/console.log" "$outdir/console-hung$try.log" 2>/dev/null || true
+				continue 2
+			fi
+			sleep 2
+			quiet=$((quiet + 2))
+		done
+		wait "$pid"
+		return
+	done
+	log "the guest hung before init twice: console-hung1.log, console-hung2.log"
+	return 124
+}
+
+# One line: bash must not read on in this file after a long boot (it may
+# have been edited meanwhile).
+rc=0; boot_watched || rc=$?; exit "$rc"

@@ -29,9 +29,16 @@
 #    fails, rather than builds, without a kernel.
 #  - guest_slot (boot.sh, FT_GUEST_SLOTS): two runs sharing the slots boot
 #    one at a time with FT_JOBS=1, both at once with 2.
+#  - together.sh: its commands run at once, the others' output follows
+#    the first's, and any failure fails it.
+#  - boot.sh's watchdog, with a stand-in qemu: a boot silent before init
+#    is killed and started again, once, then fails with 124; a boot that
+#    reaches init is left alone however quiet it is after.
 #
 # Prints one line per check and exits non-zero if any failed.
 set -eu -o pipefail
+# make check runs this beside guests that share these (together.sh).
+unset FT_GUEST_SLOTS FT_GUEST_NICE
 VM=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -402,6 +409,62 @@ FT_GUEST_SLOTS=$slots FT_JOBS=2 slot_user 1 "$T/slot2.log" &
 FT_GUEST_SLOTS=$slots FT_JOBS=2 slot_user 2 "$T/slot2.log" &
 wait
 check "guest_slot: with FT_JOBS=2, two at once" overlap "$T/slot2.log"
+
+# together.sh: the second command waits for a file the first makes after
+# it started, so they must run at once.
+rc=0
+timeout 20 bash "$VM/together.sh" "sleep 1; echo first; touch $T/tg-first" \
+	"while [ ! -e $T/tg-first ]; do sleep 0.1; done; echo second; exit 3" \
+	>"$T/together.out" 2>&1 || rc=$?
+check "together.sh: a failing command fails it" test "$rc" = 1
+check "together.sh: ... its commands ran at once" has "$T/together.out" "second"
+check "together.sh: ... the second one's output after the first's" \
+	test "$(grep -vx '==== .*' "$T/together.out" | head -n 2 | xargs)" = "first second"
+check "together.sh: ... and each exit status" has "$T/together.out" ": exit 0;"
+check "together.sh: ... the failed one's too" has "$T/together.out" ": exit 3"
+rc=0
+bash "$VM/together.sh" true true >/dev/null 2>&1 || rc=$?
+check "together.sh: commands that pass pass" test "$rc" = 0
+
+# boot.sh against a stand-in qemu-system-x86_64 that behaves as
+# $T/qemu-mode says: "hang" prints a line and sleeps, "init" reaches init,
+# stays silent 4 s and exits 0. It counts its starts in $T/qemu-starts.
+mkdir -p "$T/qbin" "$T/qcache/kernels/fake" "$T/qout/initramfs"
+cat >"$T/qbin/qemu-system-x86_64" <<'QEMU'
+#!/bin/bash
+console=
+for a in "$@"; do
+	case $a in file:*console.log) console=${a#file:} ;; esac
+done
+echo start >>"$QDIR/qemu-starts"
+echo "[    1.117304] Running RCU-tasks wait API self tests" >"$console"
+case $(cat "$QDIR/qemu-mode") in
+hang) exec sleep 60 ;;
+init) echo "[    2.000000] Run /init as init process" >>"$console"; sleep 4 ;;
+esac
+QEMU
+chmod +x "$T/qbin/qemu-system-x86_64"
+printf 'KVER=fake\nVMLINUZ=/dev/null\n' >"$T/qcache/kernels/fake/env"
+: >"$T/qout/initramfs/fake.cpio.gz"
+# fake_boot MODE: boot.sh with the stand-in in MODE; its status in
+# $T/boot-MODE.rc, its output in $T/boot-MODE.out.
+fake_boot() {
+	local rc=0
+	echo "$1" >"$T/qemu-mode"
+	rm -f "$T/qemu-starts"
+	PATH=$T/qbin:$PATH QDIR=$T FT_CACHE=$T/qcache FT_OUT=$T/qout FT_BOOT_SILENCE=4 \
+		bash "$VM/boot.sh" fake "$T/boot-$1" --tests a >"$T/boot-$1.out" 2>&1 || rc=$?
+	echo "$rc" >"$T/boot-$1.rc"
+	cp "$T/qemu-starts" "$T/boot-$1.starts"
+}
+fake_boot hang
+check "boot.sh: a boot silent before init is started again, once" test "$(wc -l <"$T/boot-hang.starts")" = 2
+check "boot.sh: ... then fails as a timeout (124)" test "$(cat "$T/boot-hang.rc")" = 124
+check "boot.sh: ... saying so" has "$T/boot-hang.out" "the guest hung before init twice"
+check "boot.sh: ... and keeps both consoles" test -s "$T/boot-hang/console-hung2.log"
+fake_boot init
+check "boot.sh: a boot that reached init is not killed for silence" test "$(cat "$T/boot-init.rc")" = 0
+check "boot.sh: ... nor started again" test "$(wc -l <"$T/boot-init.starts")" = 1
 
 if [ "$failed" -ne 0 ]; then
 	for f in "$T"/*.out; do
