@@ -117,11 +117,13 @@ judge_summary() {
 # commit_index: a number that moves by one with each merge: the count of
 # first-parent commits, or a hash of HEAD in a shallow clone. Sets INDEX
 # and INDEX_FROM. What CI runs in turn (debug-ci.sh, knf.sh, rotate.sh)
-# picks by it.
+# picks by it. FT_COMMIT_INDEX=N runs what commit N's CI ran.
 # shellcheck disable=SC2034 # INDEX_FROM is the callers'
 commit_index() {
 	local head
-	if ! head=$(git -C "$REPO" rev-parse HEAD 2>/dev/null); then
+	if [ -n "${FT_COMMIT_INDEX:-}" ]; then
+		INDEX=$((10#$FT_COMMIT_INDEX)) INDEX_FROM="FT_COMMIT_INDEX=$INDEX"
+	elif ! head=$(git -C "$REPO" rev-parse HEAD 2>/dev/null); then
 		INDEX=0 INDEX_FROM="no git repository: 0"
 	elif [ "$(git -C "$REPO" rev-parse --is-shallow-repository)" = true ]; then
 		INDEX=$((16#${head:0:7})) INDEX_FROM="shallow clone: HEAD ${head:0:12} as a number"
