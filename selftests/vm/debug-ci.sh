@@ -12,10 +12,10 @@
 #
 # The list: every fault_* test, the never-stale tests (those built on
 # lib_stale.sh) and CI_NAMED, less CI_EXCLUDE.
-# The rotation: each slot is two guests that run at once (CI's two CPUs),
-# each given at most CI_GUEST_SECONDS of tests by their time on this
-# kernel (CI_SECONDS), heaviest first to the lightest guest; as few slots
-# as that allows. The tests of check.sh's SMP_TESTS get guests of their
+# The rotation: each slot is CI_SLOT_GUESTS guests (one: CI's other CPU
+# runs make check's guests meanwhile, .ci/run), each given at most
+# CI_GUEST_SECONDS of tests by their time on this kernel (CI_SECONDS),
+# heaviest first to the lightest guest; as few slots as that allows. The tests of check.sh's SMP_TESTS get guests of their
 # own that boot with two vCPUs only: their races are what this kernel is
 # for, and their one-vCPU run would add minutes and nothing else. A commit
 # runs slot (first-parent commits mod slots): each merge moves to the next
@@ -55,6 +55,10 @@ CI_EXCLUDE="fastpath_route_revalidate ftctl_rules_disable fastpath_bond
 # ran other guests too (README-debug.md), more than CI's margin after
 # make check.
 CI_GUEST_SECONDS=${FT_DEBUG_CI_SECONDS:-300}
+# Guests a slot. Each pays the debug kernel's boot and kmemleak scan under
+# TCG, minutes of CI's CPUs: two a slot made CI's CPU time itself over
+# its hour (stop 44: 4070 s), so a run boots one, beside make check.
+CI_SLOT_GUESTS=${FT_DEBUG_CI_GUESTS:-1}
 # What each test took on this kernel (one vCPU; the SMP_TESTS: two), in a
 # guest beside another on a 2-CPU host, FT_SLOWDOWN=4. A test not here
 # counts CI_DEFAULT_SECONDS.
@@ -115,8 +119,8 @@ pack() {
 		      exit bad }'
 }
 
-# plan: GUESTS, "SECONDS [smp] TEST..." per guest, two guests a slot; the
-# SMP_TESTS' guests first.
+# plan: GUESTS, "SECONDS [smp] TEST..." per guest, CI_SLOT_GUESTS a slot
+# (the last slot may have fewer); the SMP_TESTS' guests first.
 plan() {
 	local smp_list t m k normal=() smp=() out ws wn
 	# check.sh's race tests (MTTCG_TESTS) need two vCPUs as well.
@@ -134,8 +138,9 @@ plan() {
 		while read -r t out; do GUESTS+=("$t smp $out"); done <<<"$out"
 	fi
 	wn=$(weigh "${normal[@]}")
-	k=$(((m + 2) / 2))
-	until out=$(pack $((2 * k - m)) <<<"$wn"); do k=$((k + 1)); done
+	# As few slots as the seconds allow, each full but the last.
+	k=$(((m + CI_SLOT_GUESTS) / CI_SLOT_GUESTS))
+	until out=$(pack $((CI_SLOT_GUESTS * k - m)) <<<"$wn"); do k=$((k + 1)); done
 	mapfile -t -O ${#GUESTS[@]} GUESTS <<<"$out"
 }
 
@@ -173,11 +178,13 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ "$CI_GUEST_SECONDS" -ge 1 ] 2>/dev/null || die "FT_DEBUG_CI_SECONDS must be a number of seconds"
+[ "$CI_SLOT_GUESTS" -ge 1 ] 2>/dev/null || die "FT_DEBUG_CI_GUESTS must be a number of guests"
 
 mapfile -t tests < <(ci_tests)
 [ ${#tests[@]} -gt 0 ] || die "no test in the list"
 plan
-slots=$(((${#GUESTS[@]} + 1) / 2))
+g=$CI_SLOT_GUESTS
+slots=$(((${#GUESTS[@]} + g - 1) / g))
 commit_index
 if [ -z "$slot" ]; then
 	slot=$((INDEX % slots))
@@ -188,21 +195,18 @@ else
 	from="slot chosen"
 fi
 
-echo "debug kernel in CI: ${#tests[@]} tests, $slots slots of two guests with up to ~$CI_GUEST_SECONDS s of tests each"
+echo "debug kernel in CI: ${#tests[@]} tests, $slots slots of $g guest(s) with up to ~$CI_GUEST_SECONDS s of tests each"
 echo "not listed: $(xargs <<<"$CI_EXCLUDE")"
 args=()
 for ((s = 0; s < slots; s++)); do
-	line=$(describe "${GUESTS[2 * s]}")
-	[ $((2 * s + 1)) -ge ${#GUESTS[@]} ] || line+=" | $(describe "${GUESTS[2 * s + 1]}")"
-	mark=' '
-	if [ "$s" = "$slot" ]; then
-		mark='*'
-		this=$line
+	line='' mark=' '
+	[ "$s" != "$slot" ] || mark='*'
+	for ((i = g * s; i < g * s + g && i < ${#GUESTS[@]}; i++)); do
+		line+="${line:+ | }$(describe "${GUESTS[i]}")"
 		# shellcheck disable=SC2207 # "--shard LIST", no blanks in LIST
-		args=($(run_args "${GUESTS[2 * s]}"))
-		# shellcheck disable=SC2207
-		[ $((2 * s + 1)) -ge ${#GUESTS[@]} ] || args+=($(run_args "${GUESTS[2 * s + 1]}"))
-	fi
+		[ "$mark" = ' ' ] || args+=($(run_args "${GUESTS[i]}"))
+	done
+	[ "$mark" = ' ' ] || this=$line
 	echo "$mark slot $s: $line"
 done
 echo "this run: slot $slot of $slots ($from): $this"

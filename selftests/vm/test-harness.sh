@@ -18,6 +18,7 @@
 #    failure whose log is kept under $CACHE/logs, and the exit is non-zero.
 #  - check.sh: a kernel splat or a kmemleak report on the console fails a
 #    run whose tests all passed (what make check-debug and CI rely on).
+#  - check.sh --matrix: the kernel with pinned tests boots first.
 #  - check.sh --matrix: kernel_netfilter on the kernel of its turn only,
 #    the others dealt as without it; knf.sh --plan (its share in CI):
 #    every script of the kernel's netfilter suite in one slot, none over
@@ -37,8 +38,9 @@
 #
 # Prints one line per check and exits non-zero if any failed.
 set -eu -o pipefail
-# make check runs this beside guests that share these (together.sh).
-unset FT_GUEST_SLOTS FT_GUEST_NICE
+# make check runs this beside guests that share these (together.sh); the
+# rotations are checked against the real commit count.
+unset FT_GUEST_SLOTS FT_GUEST_NICE FT_COMMIT_INDEX
 VM=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -191,6 +193,7 @@ done
 EOF
 # Every test passes; STUB_CONSOLE is added to the console.
 cat >"$R/selftests/vm/boot.sh" <<'EOF'
+echo "$1" >>"$FT_CACHE/boots"
 dir=$2 n=0
 shift 2
 while [ $# -gt 0 ]; do [ "$1" = --tests ] && tests=$2; shift; done
@@ -242,7 +245,7 @@ check "check.sh --matrix: passes" rc_is matrix 0
 # on TEST: the kernels that ran TEST, in order.
 on() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/matrix.out" | xargs; }
 check "check.sh --matrix: a core test runs on every kernel" test "$(on module_load)" = "5.10 6.1 6.12 7.2 other"
-check "check.sh --matrix: a pinned test runs on its kernel only" test "$(on fastpath_xdp)" = "7.2"
+check "check.sh --matrix: a pinned test runs on its kernel only" test "$(on fastpath_xdp)" = "6.12"
 check "check.sh --matrix: another platform runs the smoke set" test "$(on fault_rmmod)" = "5.10 other"
 check "check.sh --matrix: ... only" test "$(on gamma)" != "other"
 for t in alpha beta gamma delta; do
@@ -252,16 +255,23 @@ done
 check "check.sh --matrix: the shards differ" \
 	test "$(for t in alpha beta gamma delta; do on "$t"; done | sort -u | wc -l)" = 4
 check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "17 passed, 0 failed"
+# Two at once (FT_JOBS=2): 7.2, with the pinned tests, the longest boot,
+# is among the first two, not left to the end.
+STUB_TESTS="alpha beta module_load fastpath_xdp" FT_JOBS=2 run order check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
+check "check.sh --matrix: the kernel with pinned tests boots first" \
+	grep -qx 7.2 <<<"$(head -n 2 "$T/order/boots")"
 # A pinned test (the kernel's netfilter suite, on the kernel whose turn
 # knf.sh says it is) runs on its kernel only, and the others are dealt as
 # before.
-pinned_tests="alpha beta gamma kernel_netfilter delta module_load fault_rmmod"
+pinned_tests="alpha beta gamma kernel_netfilter delta module_load fault_rmmod fastpath_xdp"
 STUB_TESTS=$pinned_tests run pin check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
 pinned() { sed -n "s/^\[\([0-9a-z.]*\)\]  ok      $1\$/\1/p" "$T/${2:-pin}.out" | xargs; }
 check "check.sh --matrix: kernel_netfilter runs on the kernel of its turn only" \
 	test "$(pinned kernel_netfilter)" = 7.2
 STUB_KNF_KERNEL=6.12 STUB_TESTS=$pinned_tests run pin612 check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
 check "check.sh --matrix: ... 6.12 when it is 6.12's turn" test "$(pinned kernel_netfilter pin612)" = 6.12
+check "check.sh --matrix: the XDP tier's tests run on the other of 6.12 and 7.2" \
+	test "$(pinned fastpath_xdp) $(pinned fastpath_xdp pin612)" = "6.12 7.2"
 check "check.sh --matrix: ... and deals the others as without it" \
 	test "$(for t in alpha beta gamma delta; do pinned "$t"; done)" = \
 	"$(for t in alpha beta gamma delta; do on "$t"; done)"
@@ -307,7 +317,7 @@ plan() {
 }
 plan ci
 plan ci-slot --slot 1
-FT_DEBUG_CI_SECONDS=100000 plan ci-one
+FT_DEBUG_CI_SECONDS=100000 FT_DEBUG_CI_GUESTS=2 plan ci-one
 # guests NAME: each guest of each slot, "SECONDS TEST...", one a line.
 guests() {
 	sed -n 's/^[ *] slot [0-9]*: //p' "$T/$1.out" | tr '|' '\n' |
@@ -334,7 +344,9 @@ check "debug-ci.sh: the commit's first-parent count picks the slot" \
 check "debug-ci.sh: ... and the run is that slot's" \
 	test "$(sed -n 's/^this run: [^)]*): //p' "$T/ci.out")" = "$(sed -n 's/^\* slot [0-9]*: //p' "$T/ci.out")"
 check "debug-ci.sh: --slot takes another" has "$T/ci-slot.out" "this run: slot 1 of $slots (slot chosen)"
-check "debug-ci.sh: all in one slot when the seconds allow" has "$T/ci-one.out" "this run: slot 0 of 1 "
+check "debug-ci.sh: all in one slot of two guests when the seconds allow" has "$T/ci-one.out" "this run: slot 0 of 1 "
+check "debug-ci.sh: one guest a slot, beside make check" \
+	test "$(grep -c '^[ *] slot [0-9]*: .*|' "$T/ci.out")" = 0 -a "$(guests ci | wc -l)" = "$slots"
 nobuild_rc=0
 FT_CACHE=$T/nobuild FT_DEBUG_KERNEL_DIR=none bash "$VM/debug-kernel.sh" check --no-build \
 	--test fault_rmmod >"$T/nobuild.out" 2>&1 || nobuild_rc=$?
