@@ -153,11 +153,11 @@ if [ "$mode" != test ]; then
 fi
 # boot_watched: the test boot, watched until the kernel runs /init. A
 # console silent for FT_BOOT_SILENCE seconds (300, times FT_SLOWDOWN on a
-# foreign architecture) before that is a hung
-# boot: qemu is killed and the boot starts again, once. A debug kernel
-# hung so under TCG next to busy host builds ("Running RCU-tasks wait API
-# self tests", idle until the boot's limit). Exit status: qemu's, 124 on
-# timeout or a second hang (check.sh's "timed out").
+# foreign architecture) before that is a hung boot: qemu is killed and
+# the boot starts again, once. A debug kernel hung so under TCG next to
+# busy host builds ("Running RCU-tasks wait API self tests", idle until
+# the boot's limit). Exit status: qemu's, 124 on timeout or a second hang
+# (check.sh's "timed out").
 boot_watched() {
 	local try pid size last quiet
 	for try in 1 2; do
