@@ -15,9 +15,10 @@
 # The rotation: each slot is CI_SLOT_GUESTS guests (one: CI's other CPU
 # runs make check's guests meanwhile, .ci/run), each given at most
 # CI_GUEST_SECONDS of tests by their time on this kernel (CI_SECONDS),
-# heaviest first to the lightest guest; as few slots as that allows. The tests of check.sh's SMP_TESTS get guests of their
-# own that boot with two vCPUs only: their races are what this kernel is
-# for, and their one-vCPU run would add minutes and nothing else. A commit
+# heaviest first to the lightest guest; as few slots as that allows. The
+# tests of check.sh's SMP_TESTS get guests of their own that boot with
+# two vCPUs only: their races are what this kernel is for, and their
+# one-vCPU run would add minutes and nothing else. A commit
 # runs slot (first-parent commits mod slots): each merge moves to the next
 # slot, so as many merges in a row as there are slots run every test. A
 # shallow clone, whose count is its depth, takes a hash of HEAD instead.
