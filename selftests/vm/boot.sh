@@ -80,7 +80,7 @@ mkdir -p "$outdir"
 # slab_nomerge: fasttrack's flow caches keep their own lines in
 # /proc/slabinfo, which the leak checks of the tests read.
 cmdline="console=$CONSOLE panic=-1 log_buf_len=8M mitigations=off no_timer_check slab_nomerge ft.mode=$mode$hold"
-limit=${FT_TIMEOUT:-3600} silence=${FT_BOOT_SILENCE:-300}
+limit=${FT_TIMEOUT:-3600} silence=${FT_BOOT_SILENCE:-300} slow=1
 if is_foreign "$DEB_ARCH"; then
 	slow=${FT_SLOWDOWN:-$SLOWDOWN}
 	cmdline+=" ft.tty=$CONSOLE ft.ktap=$KTAP_TTY FT_SLOWDOWN=$slow KSFT_TIMEOUT=$((600 * slow))"
@@ -142,8 +142,13 @@ if [ "$mode" = shell ]; then
 	# shellcheck disable=SC2046 # options without blanks
 	exec "${qemu[@]}" -serial mon:stdio $(second "file:$outdir/ktap.log")
 fi
-# Held by qemu, which inherits the lock, until it exits.
-[ -z "${FT_GUEST_SLOTS:-}" ] || guest_slot
+# Held by qemu, which inherits the lock, until it exits. FT_GUEST_SCALE:
+# how much slower than a release kernel this one runs tests (the debug
+# kernel's), for the queue's order.
+[ -z "${FT_GUEST_SLOTS:-}" ] ||
+	guest_slot "$(boot_estimate "$tests" "$((slow * ${FT_GUEST_SCALE:-1}))")"
+# When the guest started, for check.sh's wall times.
+date +%s >"$outdir/started"
 
 if [ "$mode" != test ]; then
 	rm -f "$outdir/console.log"

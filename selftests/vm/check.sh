@@ -13,11 +13,13 @@
 #
 # Installs host packages (deps.sh) and builds ftctl and the selftests'
 # helpers (tools.sh); a foreign architecture's in the background, while the
-# host's kernels run first (foreign_prep). Then per kernel, FT_JOBS at
-# once: fetch it (kernels.sh), build fasttrack.ko (build.sh), pack the
-# initramfs (initramfs.sh), boot it once to run all selected tests
-# (boot.sh), and judge the guest's KTAP (ktap.sh). Prints one line per test and kernel, keeps the logs of a failed
-# kernel in $CACHE/logs/, and ends with "N passed, N failed[, N skipped]".
+# host's kernels run first (foreign_prep). Then per kernel: fetch it
+# (kernels.sh), build fasttrack.ko (build.sh), pack the initramfs
+# (initramfs.sh), FT_JOBS kernels at once; boot it once to run all
+# selected tests (boot.sh), FT_JOBS guests at once, the longest boots
+# first (guest_slot); and judge the guest's KTAP (ktap.sh). Prints one
+# line per test and kernel, keeps the logs of a failed kernel in
+# $CACHE/logs/, and ends with "N passed, N failed[, N skipped]".
 #
 # Each invocation works in its own $FT_OUT (under $CACHE/out/, removed at
 # the end), so concurrent runs in one tree do not collide.
@@ -41,8 +43,9 @@
 # kernel that passed too;
 # FT_TIMEOUT is the limit in seconds for one boot (default 3600, times
 # FT_SLOWDOWN on arm);
-# FT_JOBS is how many kernels run at once (default: the host's CPUs, as
-# a TCG guest keeps one CPU busy and the tests' waits assume it gets one).
+# FT_JOBS is how many kernels prepare, and how many guests run, at once
+# (default: the host's CPUs, as a TCG guest keeps one CPU busy and the
+# tests' waits assume it gets one).
 set -eu -o pipefail
 . "$(dirname "$0")/common.sh"
 # The whole script is one block, read before it runs: editing this file
@@ -275,7 +278,7 @@ fi
 # "prepare").
 kernel_job() {
 	local word=$1 dir=$OUT/run/$1 smp=$OUT/run/$1-smp mttcg=$OUT/run/$1-mttcg
-	local start=$SECONDS rc=0 run_tests
+	local run_tests
 	run_tests=$(kernel_tests "$word")
 	mkdir -p "$dir" "$smp" "$mttcg"
 	if ! FT_TAG=$word prepare "$word" 2>&1 | tee "$dir/prepare.log" >&2; then
@@ -284,50 +287,50 @@ kernel_job() {
 		cp "$dir/prepare.log" "$mttcg/"
 		return
 	fi
+	# The preparing lane the loop below took for this job.
+	exec {SLOT_FD}>&-
 	if [ -z "$smp_only" ] && [ -n "$run_tests" ]; then
-		FT_TAG=$word log "booting: $(wc -w <<<"$run_tests") tests"
-		bash "$VM_DIR/boot.sh" "$word" "$dir" --tests "${run_tests// /,}" </dev/null || rc=$?
-		echo "$rc" >"$dir/rc"
-		echo $((SECONDS - start)) >"$dir/seconds"
-		FT_TAG=$word log "guest finished after $((SECONDS - start)) s"
+		boot_run "$word" "$word" "$run_tests" "booting: $(wc -w <<<"$run_tests") tests"
 	fi
 	! smp_boot "$word" ||
-		cpus_boot "$word" smp "$(smp_kernel_tests "$word")" --smp "2 vCPUs"
+		boot_run "$word" "$word-smp" "$(smp_kernel_tests "$word")" "booting with 2 vCPUs" --smp
 	! mttcg_boot "$word" ||
-		cpus_boot "$word" mttcg "$mttcg_tests" --mttcg "2 vCPUs, multi-threaded TCG"
+		boot_run "$word" "$word-mttcg" "$mttcg_tests" "booting with 2 vCPUs, multi-threaded TCG" --mttcg
 }
 
-# cpus_boot WORD KIND TESTS OPTION TEXT: boot WORD with boot.sh OPTION to
-# run TESTS in $OUT/run/WORD-KIND, telling TEXT.
-cpus_boot() {
-	local dir=$OUT/run/$1-$2 start=$SECONDS rc=0
+# boot_run WORD TAG TESTS TEXT [OPTION]: boot WORD (boot.sh OPTION) to run
+# TESTS in $OUT/run/TAG, telling TEXT. The run dir gets rc and seconds:
+# the guest's, from boot.sh's "started", after its wait for a slot.
+boot_run() {
+	local dir=$OUT/run/$2 rc=0 secs
 
-	FT_TAG=$1-$2 log "booting with $5: $3"
-	bash "$VM_DIR/boot.sh" "$1" "$dir" --tests "${3// /,}" "$4" </dev/null || rc=$?
+	FT_TAG=$2 log "$4${5:+: $3}"
+	bash "$VM_DIR/boot.sh" "$1" "$dir" --tests "${3// /,}" ${5:+"$5"} </dev/null || rc=$?
 	echo "$rc" >"$dir/rc"
-	echo $((SECONDS - start)) >"$dir/seconds"
-	FT_TAG=$1-$2 log "guest finished after $((SECONDS - start)) s"
+	secs=$(($(date +%s) - $(cat "$dir/started" 2>/dev/null || date +%s)))
+	echo "$secs" >"$dir/seconds"
+	FT_TAG=$2 log "guest finished after $secs s"
 }
 
-# start_order: $kernels, in the matrix those with pinned tests first:
-# theirs are the longest boots, and a long boot started last ends the run
-# alone while the other CPU idles.
+# start_order: $kernels, the longest main boot first (boot_estimate).
 start_order() {
-	local w pinned first='' rest=''
-	pinned=$(xargs -n1 <<<"$MATRIX_PINNED" | cut -d: -f2)
+	local w
 	for w in $kernels; do
-		if [ -n "$matrix" ] && grep -qxF -- "$w" <<<"$pinned"; then
-			first+=" $w"
-		else
-			rest+=" $w"
-		fi
-	done
-	xargs <<<"$first $rest"
+		echo "$(boot_estimate "$(kernel_tests "$w" | tr ' ' ,)" 1) $w"
+	done | sort -s -k1,1nr | cut -d' ' -f2 | xargs
 }
 
+# The kernels' jobs start in that order, each once it has one of FT_JOBS
+# lanes for preparing, which is host work; it frees its lane when ready to
+# boot. The guest slots pace the boots (boot.sh), longest first, shared
+# with the runs beside this one when FT_GUEST_SLOTS is given (together.sh):
+# a kernel prepares while others boot, and the last of them is not held
+# up by a long boot before it.
+[ -n "${FT_GUEST_SLOTS:-}" ] || export FT_GUEST_SLOTS=$OUT/slots
 for word in $(start_order); do
-	wait_for_slot
+	take_slot "$OUT/prep" "${FT_JOBS:-$(nproc)}" 0
 	kernel_job "$word" &
+	exec {SLOT_FD}>&-
 done
 runs=''
 for word in $kernels; do

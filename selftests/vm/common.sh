@@ -53,23 +53,63 @@ wait_for_slot() {
 	done
 }
 
-# guest_slot: with FT_GUEST_SLOTS=DIR, take one of FT_JOBS (default: the
-# host's CPUs) lock files in DIR, waiting for one to be free, and keep it
-# on an open descriptor: runs that share DIR (.ci/run's make check and
-# check-debug-ci) then boot at most FT_JOBS guests at once between them,
-# as wait_for_slot does within one run. The lock goes when every process
-# that inherited the descriptor has exited.
-guest_slot() {
-	local i n=${FT_JOBS:-$(nproc)}
-	mkdir -p "$FT_GUEST_SLOTS"
+# take_slot DIR N PRIO: take one of N lock files in DIR and keep it on
+# the open descriptor SLOT_FD, waiting for one to be free. The lock goes
+# when every process that inherited the descriptor has exited. Waiters
+# queue in DIR/wait: the highest PRIO (a boot's expected seconds) first,
+# then the earliest, so that the longest boots start first and the short
+# ones fill the end instead of one long boot ending the run alone beside
+# an idle CPU. A waiter that died leaves the queue.
+take_slot() {
+	local dir=$1 n=$2 me i w head pid=$BASHPID
+	mkdir -p "$dir/wait"
+	me=$(printf '%08d.%s.%s' "$3" "$(date +%s%N)" "$pid")
 	while :; do
-		for ((i = 0; i < n; i++)); do
-			exec {GUEST_SLOT_FD}>"$FT_GUEST_SLOTS/slot$i"
-			flock -n "$GUEST_SLOT_FD" && return 0
-			exec {GUEST_SLOT_FD}>&-
-		done
-		sleep 2
+		# (Again, should another waiter have taken this one for dead.)
+		: >>"$dir/wait/$me"
+		head=''
+		while read -r w; do
+			[ "$w" = "$me" ] || [ -d "/proc/${w##*.}" ] || { rm -f "$dir/wait/$w"; continue; }
+			head=$w
+			break
+		done < <(find "$dir/wait" -mindepth 1 -printf '%f\n' | sort -t. -k1,1r -k2,2n)
+		if [ "$head" = "$me" ]; then
+			for ((i = 0; i < n; i++)); do
+				exec {SLOT_FD}>"$dir/slot$i"
+				if flock -n "$SLOT_FD"; then
+					rm -f "$dir/wait/$me"
+					return 0
+				fi
+				exec {SLOT_FD}>&-
+			done
+		fi
+		sleep 0.5
 	done
+}
+
+# boot_estimate TESTS SCALE: the seconds a test boot of TESTS (comma-
+# separated) is expected to take, for the guest queue's order: a minute to
+# boot and 30 s a test, the long ones as they took on the release kernels
+# under TCG in CI, times SCALE (a foreign architecture's or the debug
+# kernel's slowdown). An empty TESTS is the whole suite.
+BOOT_LONG_TESTS="kernel_netfilter:600 deb_install:640 dkms_install:590 kernel_nft_flowtable:180"
+boot_estimate() {
+	local t s=60 long
+	for t in $(tr ',' ' ' <<<"${1:-$(sh "$REPO/selftests/run_tests.sh" --list | xargs)}"); do
+		long=$(tr ' ' '\n' <<<"$BOOT_LONG_TESTS" | sed -n "s/^$t://p")
+		s=$((s + ${long:-30}))
+	done
+	echo $((s * $2))
+}
+
+# guest_slot PRIO: with FT_GUEST_SLOTS=DIR, take one of FT_JOBS (default:
+# the host's CPUs) guest slots there, for a boot of PRIO expected seconds
+# (boot_estimate; take_slot's queue): runs that share DIR (make check's
+# matrix and DKMS tests, .ci/run's check-debug-ci) then boot at most
+# FT_JOBS guests at once between them, as the tests' waits assume, the
+# longest first.
+guest_slot() {
+	take_slot "$FT_GUEST_SLOTS" "${FT_JOBS:-$(nproc)}" "$1"
 }
 
 # keep_logs RUNDIR FILE: a failed run's prepare, console and KTAP logs, in

@@ -447,8 +447,11 @@ check)
 	# more; everything runs several times slower than on a stock kernel,
 	# so each test gets 15 minutes (KSFT_TIMEOUT, handed to the guest's
 	# init through the kernel command line) instead of 10, and the tests'
-	# own timeouts are multiplied by FT_SLOWDOWN (selftests/lib.sh).
-	export FT_MEM=${FT_MEM:-3072} FT_TIMEOUT=${FT_TIMEOUT:-5400}
+	# own timeouts are multiplied by FT_SLOWDOWN (selftests/lib.sh), and
+	# a boot's expected length by FT_GUEST_SCALE (the guest queue's order,
+	# boot.sh: about 4 times a release kernel's, fault_dev_delete's 179 s
+	# against 39 s).
+	export FT_MEM=${FT_MEM:-3072} FT_TIMEOUT=${FT_TIMEOUT:-5400} FT_GUEST_SCALE=${FT_GUEST_SCALE:-4}
 	export FT_APPEND=${FT_APPEND:-KSFT_TIMEOUT=900 FT_SLOWDOWN=${FT_SLOWDOWN:-4}}
 	if [ -n "$tests" ] || [ ${#shards[@]} -eq 0 ]; then
 		[ "${FT_SHARDS:-1}" -ge 1 ] 2>/dev/null || die "FT_SHARDS must be a number of guests, 1 or more"

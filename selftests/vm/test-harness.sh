@@ -18,7 +18,8 @@
 #    failure whose log is kept under $CACHE/logs, and the exit is non-zero.
 #  - check.sh: a kernel splat or a kmemleak report on the console fails a
 #    run whose tests all passed (what make check-debug and CI rely on).
-#  - check.sh --matrix: the kernel with pinned tests boots first.
+#  - check.sh --matrix: the kernel with the longest boot prepares and
+#    boots first.
 #  - check.sh --matrix: kernel_netfilter on the kernel of its turn only,
 #    the others dealt as without it; knf.sh --plan (its share in CI):
 #    every script of the kernel's netfilter suite in one slot, none over
@@ -29,7 +30,8 @@
 #    its slot by its first-parent count; debug-kernel.sh check --no-build
 #    fails, rather than builds, without a kernel.
 #  - guest_slot (boot.sh, FT_GUEST_SLOTS): two runs sharing the slots boot
-#    one at a time with FT_JOBS=1, both at once with 2.
+#    one at a time with FT_JOBS=1, both at once with 2; waiters go longest
+#    first, then in the order they came, past a waiter that died.
 #  - together.sh: its commands run at once, the others' output follows
 #    the first's, and any failure fails it.
 #  - boot.sh's watchdog, with a stand-in qemu: a boot silent before init
@@ -255,11 +257,11 @@ done
 check "check.sh --matrix: the shards differ" \
 	test "$(for t in alpha beta gamma delta; do on "$t"; done | sort -u | wc -l)" = 4
 check "check.sh --matrix: ... and are counted" has "$T/matrix.out" "17 passed, 0 failed"
-# Two at once (FT_JOBS=2): 7.2, with the pinned tests, the longest boot,
-# is among the first two, not left to the end.
-STUB_TESTS="alpha beta module_load fastpath_xdp" FT_JOBS=2 run order check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
-check "check.sh --matrix: the kernel with pinned tests boots first" \
-	grep -qx 7.2 <<<"$(head -n 2 "$T/order/boots")"
+# One at a time (FT_JOBS=1): 7.2, with the netfilter suite, the longest
+# boot, prepares and boots first, not left to the end.
+STUB_TESTS="alpha beta module_load kernel_netfilter fastpath_xdp" FT_JOBS=1 run order check.sh --matrix --kernels "5.10 6.1 6.12 7.2 other"
+check "check.sh --matrix: the kernel with the longest boot (the netfilter suite) boots first" \
+	test "$(head -n 1 "$T/order/boots")" = 7.2
 # A pinned test (the kernel's netfilter suite, on the kernel whose turn
 # knf.sh says it is) runs on its kernel only, and the others are dealt as
 # before.
@@ -395,13 +397,14 @@ check "soak.sh: ... its prepare log kept in \$CACHE/logs" kept soak 'soak-bad-*/
 check "soak.sh: the other kernel's results are printed" has "$T/soak.out" "[good]  ok      soak"
 check "soak.sh: ... and the verdict" has "$T/soak.out" "soak failed"
 
-# slot_user N LOG: takes a guest slot, then logs "N start", holds it for a
-# second and logs "N end" as it lets go.
+# slot_user N LOG [PRIO]: takes a guest slot for a boot of PRIO seconds
+# (default 0), then logs "N start", holds it for a second and logs "N end"
+# as it lets go.
 slot_user() {
 	(
 		# shellcheck source=selftests/vm/common.sh
 		. "$VM/common.sh"
-		guest_slot
+		guest_slot "${3:-0}"
 		echo "$1 start" >>"$2"
 		sleep 1
 		echo "$1 end" >>"$2"
@@ -421,6 +424,26 @@ FT_GUEST_SLOTS=$slots FT_JOBS=2 slot_user 1 "$T/slot2.log" &
 FT_GUEST_SLOTS=$slots FT_JOBS=2 slot_user 2 "$T/slot2.log" &
 wait
 check "guest_slot: with FT_JOBS=2, two at once" overlap "$T/slot2.log"
+# The queue: while 1 holds the one slot, 2 (a short boot) queues, then 3
+# (a long one) and 4 (as long, later); a waiter that died, longer still,
+# is passed over. The long boots go first, in the order they came.
+rm -rf "$slots"
+mkdir -p "$slots/wait"
+sleep 0 &
+dead=$!
+wait "$dead"
+: >"$slots/wait/00009999.1.$dead"
+FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 1 "$T/slotq.log" &
+sleep 0.5
+FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 2 "$T/slotq.log" 100 &
+sleep 0.5
+FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 3 "$T/slotq.log" 900 &
+sleep 0.5
+FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 4 "$T/slotq.log" 900 &
+wait
+check "guest_slot: the longest boot waiting goes first, then as they came" \
+	test "$(awk '$2 == "start" { print $1 }' "$T/slotq.log" | xargs)" = "1 3 4 2"
+check "guest_slot: ... one at a time" serial "$T/slotq.log"
 
 # together.sh: the second command waits for a file the first makes after
 # it started, so they must run at once.
