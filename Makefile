@@ -101,15 +101,28 @@ PLATFORM_KERNELS ?= $(shell bash selftests/vm/rotate.sh $(PLATFORMS))
 CHECK_MATRIX = $(if $(T)$(FULL),,$(if $(filter file,$(origin KERNELS)),--matrix))
 CHECK_KERNELS = $(KERNELS)$(if $(CHECK_MATRIX), $(PLATFORM_KERNELS))
 CHECK_GUESTS = bash selftests/vm/check.sh --kernels "$(CHECK_KERNELS)" $(CHECK_MATRIX) $(if $(T),--test "$(T)")
-# Without T: the host checks and the DKMS tests run beside the matrix and
-# share its guest slots (selftests/vm/together.sh); ftctl is built first,
-# since each of them uses it.
+# Without T: the DKMS tests' guests and the host checks run beside the
+# matrix and share its guest slots (selftests/vm/together.sh); ftctl is
+# built first, since each of them uses it. The host checks, which no guest
+# waits for, run at a lower priority still than the guests' preparation.
 check:
 	bash selftests/vm/deps.sh
 	$(if $(T),$(CHECK_GUESTS),$(MAKE) -C userspace && bash selftests/vm/together.sh \
 		'$(CHECK_GUESTS)' \
-		'$(MAKE) -C userspace test && $(MAKE) fuzz-short && $(MAKE) spec-check && $(MAKE) harness-test && $(MAKE) layers-check' \
-		'$(MAKE) dkms-test $(if $(filter $(KERNELS),$(DKMS_KERNELS)),dkms-vm)')
+		'$(if $(filter $(KERNELS),$(DKMS_KERNELS)),$(MAKE) dkms-vm,true)' \
+		'nice -n 9 $(MAKE) check-host')
+
+# What make check runs on the host alone: ftctl's tests, the fuzzer, the
+# spec, the harness, the layers and the DKMS builds against each kernel's
+# headers.
+.PHONY: check-host
+check-host:
+	$(MAKE) -C userspace test
+	$(MAKE) fuzz-short
+	$(MAKE) spec-check
+	$(MAKE) harness-test
+	$(MAKE) layers-check
+	$(MAKE) dkms-test
 
 .PHONY: check-full
 check-full:

@@ -248,12 +248,13 @@ install_selftests() {
 	done
 	install -m 0755 "$VM_DIR/guest-init.sh" "$R/init"
 	# The kernel's netfilter selftests of this kernel's version, built for
-	# this architecture only: with the rotation (check.sh), those of the
-	# kernel whose turn it is and this run's share of its scripts; else
-	# all of them.
+	# this architecture only, for a run of kernel_netfilter (FT_KNF,
+	# check.sh): with the rotation, those of the kernel whose turn it is
+	# and this run's share of its scripts; else all of them.
 	local kv
 	kv=$(cut -d. -f1,2 <<<"$KVER")
-	if ! is_foreign "$DEB_ARCH" && [[ " $(bash "$VM_DIR/knf.sh" --kernels) " == *" $kv "* ]] &&
+	if [ -n "${FT_KNF:-}" ] && ! is_foreign "$DEB_ARCH" &&
+		[[ " $(bash "$VM_DIR/knf.sh" --kernels) " == *" $kv "* ]] &&
 		{ [ -z "${FT_KNF_ROTATE:-}" ] || [ "$(bash "$VM_DIR/knf.sh" --kernel)" = "$kv" ]; }; then
 		cp -r "$(FT_KNF_KERNEL=$kv bash "$VM_DIR/knf.sh")" "$R/knf"
 		[ -z "${FT_KNF_ROTATE:-}" ] || FT_KNF_KERNEL=$kv bash "$VM_DIR/knf.sh" --plan >&2
