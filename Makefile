@@ -10,10 +10,12 @@ DESTDIR ?=
 # Kernels the VM test suite boots; see selftests/vm/kernels.sh.
 KERNELS ?= 5.10 6.1 6.12 7.2
 # Of those, the kernels make check also runs the DKMS install flow on, in
-# a guest (selftests/vm/dkms-vm.sh): two, one round of the two job slots,
-# as each DKMS build takes minutes under TCG (make dkms-test builds with
-# DKMS for every kernel on the host). They must hold YNL_KERNELS and
-# DEB_KERNELS.
+# a guest (selftests/vm/dkms-vm.sh; make dkms-test builds with DKMS for
+# every kernel on the host). They must hold YNL_KERNELS and DEB_KERNELS.
+# Each DKMS build takes about ten minutes under TCG, so CI's make check
+# (the matrix) boots one of them a commit, in turn by the first-parent
+# count (selftests/vm/rotate.sh), as it does the platforms: two merges in
+# a row run both. make check-full and make dkms-vm run them all.
 DKMS_KERNELS ?= 5.10 6.12
 # Of those, the DKMS guests that also run the YNL CLI test
 # (selftests/ynl/ynl_cli.sh); see selftests/vm/dkms-vm.sh.
@@ -100,17 +102,19 @@ PLATFORMS ?= 6.1-rt $(ARM_KERNELS)
 PLATFORM_KERNELS ?= $(shell bash selftests/vm/rotate.sh $(PLATFORMS))
 CHECK_MATRIX = $(if $(T)$(FULL),,$(if $(filter file,$(origin KERNELS)),--matrix))
 CHECK_KERNELS = $(KERNELS)$(if $(CHECK_MATRIX), $(PLATFORM_KERNELS))
+# The DKMS guests: in the matrix, one of DKMS_KERNELS in turn.
+CHECK_DKMS_KERNELS = $(if $(CHECK_MATRIX),$(shell bash selftests/vm/rotate.sh \
+	$(filter $(KERNELS),$(DKMS_KERNELS))),$(filter $(KERNELS),$(DKMS_KERNELS)))
 CHECK_GUESTS = bash selftests/vm/check.sh --kernels "$(CHECK_KERNELS)" $(CHECK_MATRIX) $(if $(T),--test "$(T)")
 # Without T: the DKMS tests' guests and the host checks run beside the
 # matrix and share its guest slots (selftests/vm/together.sh); ftctl is
-# built first, since each of them uses it. The host checks, which no guest
-# waits for, run at a lower priority still than the guests' preparation.
+# built first, since each of them uses it.
 check:
 	bash selftests/vm/deps.sh
 	$(if $(T),$(CHECK_GUESTS),$(MAKE) -C userspace && bash selftests/vm/together.sh \
 		'$(CHECK_GUESTS)' \
-		'$(if $(filter $(KERNELS),$(DKMS_KERNELS)),$(MAKE) dkms-vm,true)' \
-		'nice -n 9 $(MAKE) check-host')
+		'$(if $(CHECK_DKMS_KERNELS),$(MAKE) dkms-vm DKMS_KERNELS="$(CHECK_DKMS_KERNELS)",true)' \
+		'$(MAKE) check-host')
 
 # What make check runs on the host alone: ftctl's tests, the fuzzer, the
 # spec, the harness, the layers and the DKMS builds against each kernel's

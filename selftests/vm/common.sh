@@ -59,20 +59,23 @@ wait_for_slot() {
 # queue in DIR/wait: the highest PRIO (a boot's expected seconds) first,
 # then the earliest, so that the longest boots start first and the short
 # ones fill the end instead of one long boot ending the run alone beside
-# an idle CPU. A waiter that died leaves the queue.
+# an idle CPU. A waiter that died leaves the queue. Waiting costs a
+# glob and a sleep a second: a queue of guests waits for most of a run.
 take_slot() {
 	local dir=$1 n=$2 me i w head pid=$BASHPID
 	mkdir -p "$dir/wait"
-	me=$(printf '%08d.%s.%s' "$3" "$(date +%s%N)" "$pid")
+	# Names sort as the queue: PRIO's complement, then the time.
+	me=$(printf '%08d.%s.%s' "$((99999999 - $3))" "$(date +%s%N)" "$pid")
 	while :; do
 		# (Again, should another waiter have taken this one for dead.)
 		: >>"$dir/wait/$me"
 		head=''
-		while read -r w; do
+		for w in "$dir"/wait/*; do
+			w=${w##*/}
 			[ "$w" = "$me" ] || [ -d "/proc/${w##*.}" ] || { rm -f "$dir/wait/$w"; continue; }
 			head=$w
 			break
-		done < <(find "$dir/wait" -mindepth 1 -printf '%f\n' | sort -t. -k1,1r -k2,2n)
+		done
 		if [ "$head" = "$me" ]; then
 			for ((i = 0; i < n; i++)); do
 				exec {SLOT_FD}>"$dir/slot$i"
@@ -83,7 +86,7 @@ take_slot() {
 				exec {SLOT_FD}>&-
 			done
 		fi
-		sleep 0.5
+		sleep 1
 	done
 }
 

@@ -379,6 +379,15 @@ check "knf.sh: ... and, past the kernel's turn, the slot" \
 check "rotate.sh: the commit's first-parent count picks one word in turn" \
 	test "$(bash "$VM/rotate.sh" a b c)" = "$(cut -d' ' -f$((count % 3 + 1)) <<<"a b c")"
 check "rotate.sh: ... and nothing of no word" test -z "$(bash "$VM/rotate.sh")"
+# make_var VAR ARGS...: the Makefile's VAR with make's ARGS.
+make_var() {
+	local v=$1
+	shift
+	printf 'print:\n\t@echo $(%s)\n' "$v" | make -s -C "$VM/../.." -f Makefile -f - print "$@"
+}
+check "make check: the matrix boots one DKMS guest a commit, in turn" \
+	test "$(FT_COMMIT_INDEX=0 make_var CHECK_DKMS_KERNELS) $(FT_COMMIT_INDEX=1 make_var CHECK_DKMS_KERNELS)" = "5.10 6.12"
+check "make check-full: ... both" test "$(make_var CHECK_DKMS_KERNELS FULL=1)" = "5.10 6.12"
 check "knf.sh: FT_KNF_SLOT=1 runs slot 1's scripts" \
 	test "$(FT_KNF_ROTATE=1 FT_KNF_SLOT=1 bash "$VM/knf.sh" --scripts 2>/dev/null | xargs)" = \
 	"$(sed -n 's/^  slot 1: [0-9]* //p' "$T/knf.out")"
@@ -398,15 +407,15 @@ check "soak.sh: the other kernel's results are printed" has "$T/soak.out" "[good
 check "soak.sh: ... and the verdict" has "$T/soak.out" "soak failed"
 
 # slot_user N LOG [PRIO]: takes a guest slot for a boot of PRIO seconds
-# (default 0), then logs "N start", holds it for a second and logs "N end"
-# as it lets go.
+# (default 0), then logs "N start", holds it for three seconds (waiters
+# look once a second) and logs "N end" as it lets go.
 slot_user() {
 	(
 		# shellcheck source=selftests/vm/common.sh
 		. "$VM/common.sh"
 		guest_slot "${3:-0}"
 		echo "$1 start" >>"$2"
-		sleep 1
+		sleep 3
 		echo "$1 end" >>"$2"
 	)
 }
@@ -432,7 +441,7 @@ mkdir -p "$slots/wait"
 sleep 0 &
 dead=$!
 wait "$dead"
-: >"$slots/wait/00009999.1.$dead"
+: >"$slots/wait/00000000.1.$dead"
 FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 1 "$T/slotq.log" &
 sleep 0.5
 FT_GUEST_SLOTS=$slots FT_JOBS=1 slot_user 2 "$T/slotq.log" 100 &
