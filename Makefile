@@ -45,6 +45,7 @@ help:
 	@echo "make check           run the selftests in qemu guests (KERNELS=\"$(KERNELS)\" T=name):"
 	@echo "                     without KERNELS or T, the core tests on every kernel, each other on one"
 	@echo "make check-full      every selftest on every kernel"
+	@echo "make check-host      what make check runs on the host alone (ftctl tests, fuzzer, spec, harness, dkms-test)"
 	@echo "make check-netfilter the kernel's netfilter selftests with and without fasttrack (KNF_PLAN=1: the rotation)"
 	@echo "make check-arm       the smoke set on arm64 and armhf guests (ARM_KERNELS=\"$(ARM_KERNELS)\" T=name)"
 	@echo "make vm-shell        boot a guest with everything loaded and get a shell"
