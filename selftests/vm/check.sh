@@ -248,14 +248,13 @@ foreign_ready() {
 }
 
 # The foreign kernels come after the host's, so their preparation runs in
-# the background while the first guests boot, outside the job slots
-# (disowned: wait_for_slot counts this shell's jobs); they wait for it.
+# the background while the first guests boot, outside the preparing lanes;
+# they wait for it (foreign_ready).
 if [ -n "$foreign" ]; then
 	if [ -n "$shell" ]; then
 		foreign_prep
 	else
 		foreign_prep &
-		disown
 	fi
 fi
 
