@@ -379,11 +379,16 @@ check "knf.sh: ... and, past the kernel's turn, the slot" \
 check "rotate.sh: the commit's first-parent count picks one word in turn" \
 	test "$(bash "$VM/rotate.sh" a b c)" = "$(cut -d' ' -f$((count % 3 + 1)) <<<"a b c")"
 check "rotate.sh: ... and nothing of no word" test -z "$(bash "$VM/rotate.sh")"
-# make_var VAR ARGS...: the Makefile's VAR with make's ARGS.
+# make_var VAR ARGS...: the Makefile's VAR with make's ARGS alone. Under
+# make the caller's MAKEFLAGS would pass on its "w", whose "Entering
+# directory" lines would be read as the value, and its command line's
+# variables, which make also exports.
 make_var() {
 	local v=$1
 	shift
-	printf 'print:\n\t@echo $(%s)\n' "$v" | make -s -C "$VM/../.." -f Makefile -f - print "$@"
+	printf 'print:\n\t@echo $(%s)\n' "$v" |
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u T -u FULL -u KERNELS -u DKMS_KERNELS \
+			make -s --no-print-directory -C "$VM/../.." -f Makefile -f - print "$@"
 }
 check "make check: the matrix boots one DKMS guest a commit, in turn" \
 	test "$(FT_COMMIT_INDEX=0 make_var CHECK_DKMS_KERNELS) $(FT_COMMIT_INDEX=1 make_var CHECK_DKMS_KERNELS)" = "5.10 6.12"
