@@ -515,6 +515,17 @@ fake_boot init
 check "boot.sh: a boot that reached init is not killed for silence" test "$(cat "$T/boot-init.rc")" = 0
 check "boot.sh: ... nor started again" test "$(wc -l <"$T/boot-init.starts")" = 1
 
+# bench/hostgen.c, make bench's generator on the host (BENCH_NIC=hostgen),
+# against a stand-in for qemu (hostgen-test.py): one check a finding.
+hostgen_rc=0
+{ gcc -O2 -Wall -Wextra -Werror -o "$T/hostgen" "$VM/../../bench/hostgen.c" &&
+	python3 "$VM/hostgen-test.py" "$T/hostgen"; } >"$T/hostgen.out" 2>&1 || hostgen_rc=$?
+check "hostgen: builds, and its test runs to the end (exit $hostgen_rc)" \
+	test "$hostgen_rc" = 0 -a "$(grep -c '^ok' "$T/hostgen.out")" -ge 10
+while IFS=$'\t' read -r verdict finding _; do
+	check "hostgen: $finding" test "$verdict" = ok
+done < <(grep -E $'^(ok|FAIL)\t' "$T/hostgen.out")
+
 if [ "$failed" -ne 0 ]; then
 	for f in "$T"/*.out; do
 		echo "==== $(basename "$f")"
