@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make bench: the "nic" section (bench/guest/nic.sh, BENCH_NIC=virtio),
-for bench/report.py: analyse() its @RESULT rows, markdown() its table.
+"""make bench: the "nic" section (bench/guest/nic.sh, BENCH_NIC=virtio or
+hostgen), for bench/report.py: analyse() its @RESULT rows, markdown() its
+table.
 
-The frames go through two virtio-net NICs on a qemu hub, so the XDP paths
-run native XDP in the driver (no veth copy). Each path's work is held
-against the ceiling of its own kind: the skb paths against the tc
-turnaround (ceiling), the XDP paths against the minimal XDP_TX program
-(xdpceil).
+The frames reach the router through a virtio-net NIC, so the XDP paths run
+native XDP in the driver (no veth copy). Each path's work is held against
+the ceiling of its own kind: the skb paths against the tc turnaround
+(ceiling), the XDP paths against the minimal XDP_TX program (xdpceil).
+With virtio, pktgen sends from a second NIC of the same guest, on a qemu
+hub; with hostgen, bench/hostgen.c sends from the host, so a path's pps is
+the router's alone: 1/pps is all the guest's work for a frame (its
+instructions per frame: 1/pps / NS_PER_INSN).
 """
 from report_stats import NS_PER_INSN, fmt, med, spread
 
@@ -50,12 +54,20 @@ def analyse(rows):
     skipped = {r["path"]: r.get("why") for r in rows if r.get("sec") == "nic_skip"}
     if not pps and not skipped:
         return {}
+    harness = next((r.get("nic") for r in rows if r.get("sec") == "nic_harness"), "virtio")
+    idle = {}
+    for r in rows:
+        if harness == "hostgen" and r.get("sec") == "nic" and r.get("idle_usec"):
+            # hostgen's usec is the router's busy time, idle_usec the rest.
+            i = int(r["idle_usec"])
+            idle.setdefault(r["path"], []).append(i / max(1, int(r["usec"]) + i))
     paths = {}
     for (path, fam), d in pps.items():
         m = med(d["pps"])
         paths.setdefault(path, {})["ipv" + fam] = {
             "pps_median": m, "pps_all": d["pps"], "spread": spread(d["pps"]),
             "ns_per_packet": 1e9 / m, "delivered": d["rx"] / max(1, d["sent"]),
+            "insns_per_packet": 1e9 / m / NS_PER_INSN,
         }
     for path, fams in paths.items():
         for fam, d in fams.items():
@@ -83,7 +95,14 @@ def analyse(rows):
         ratio("xdp_ceiling_over_skb_ceiling_" + fam, p("xdpceil", fam), p("ceiling", fam))
     for path in ORDER:
         ratio("ipv6_over_ipv4_" + path, p(path, "ipv6"), p(path, "ipv4"))
-    return {"nic": {"paths": paths, "skipped": skipped, "ratios": ratios}}
+    if harness == "hostgen":
+        # The guest's whole work per frame, the XDP tier's over the skb tier's.
+        for fam in ("ipv4", "ipv6"):
+            for sfx in ("", "m"):
+                ratio("work_xdp_over_skb%s_%s" % ("_masq" if sfx else "", fam),
+                      p("fasttrack" + sfx, fam), p("ftxdp" + sfx, fam))
+    return {"nic": {"paths": paths, "skipped": skipped, "ratios": ratios, "harness": harness,
+                    "idle_max": max((max(v) for v in idle.values()), default=None)}}
 
 
 def targets(res):
@@ -96,6 +115,10 @@ def targets(res):
             t["nic_xdp_tier_over_skb_tier_pps_" + fam] = {
                 "ratio": v, "target": ">= %.2f" % TARGETS["xdp_over_skb"],
                 "met": v >= TARGETS["xdp_over_skb"]}
+    v = [r.get("work_xdp_over_skb_" + fam) for fam in ("ipv4", "ipv6")]
+    if None not in v:
+        t["nic_hostgen_xdp_tier_work_over_skb_tier"] = {
+            "ratio": max(v), "target": "<= 0.33", "met": max(v) <= 1 / 3}
     for path in ("fasttrack", "ftxdp"):
         v = r.get("ipv6_over_ipv4_" + path)
         if v is not None:
@@ -109,12 +132,24 @@ def markdown(res):
     n = res.get("nic")
     if not n:
         return []
-    lines = ["\n**Through virtio-net NICs with native XDP** (`BENCH_NIC=virtio`: pktgen on one "
-             "virtio-net NIC, the router's trunk on another, joined by a qemu hub; work = "
-             "1/pps − 1/pps of the ceiling of the path's kind: the tc turnaround for the skb "
-             "paths, the minimal XDP_TX program for the XDP ones):\n",
-             "| path | IPv4 kpps | IPv6 kpps | IPv4 work ns (insns) | IPv6 work ns (insns) |",
-             "|---|---:|---:|---:|---:|"]
+    hostgen = n.get("harness") == "hostgen"
+    if hostgen:
+        lines = ["\n**Through a virtio-net NIC with native XDP, frames from the host** "
+                 "(`BENCH_NIC=hostgen`: bench/hostgen.c on the host is the wire's other end of "
+                 "the router's trunk, a qemu stream socket; no generator in the guest, so "
+                 "1/pps is the router's whole work per frame, driver included; work = 1/pps − "
+                 "1/pps of the ceiling of the path's kind: the tc turnaround for the skb paths, "
+                 "the minimal XDP_TX program for the XDP ones):\n",
+                 "| path | IPv4 kpps | IPv6 kpps | IPv4 insns/frame | IPv6 insns/frame "
+                 "| IPv4 work ns (insns) | IPv6 work ns (insns) |",
+                 "|---|---:|---:|---:|---:|---:|---:|"]
+    else:
+        lines = ["\n**Through virtio-net NICs with native XDP** (`BENCH_NIC=virtio`: pktgen on "
+                 "one virtio-net NIC, the router's trunk on another, joined by a qemu hub; work = "
+                 "1/pps − 1/pps of the ceiling of the path's kind: the tc turnaround for the skb "
+                 "paths, the minimal XDP_TX program for the XDP ones):\n",
+                 "| path | IPv4 kpps | IPv6 kpps | IPv4 work ns (insns) | IPv6 work ns (insns) |",
+                 "|---|---:|---:|---:|---:|"]
 
     def cell(path, d):
         if path == ceiling_of(path):
@@ -124,15 +159,21 @@ def markdown(res):
         return "%.0f (%.0f)" % (d["router_work_ns"], d["router_work_insns"])
     for path in ORDER:
         if path in n["skipped"]:
-            lines.append("| %s | — | — | %s | |" % (
-                NAMES[path], WHY.get(n["skipped"][path], n["skipped"][path])))
+            lines.append("| %s | — | — | %s |%s" % (
+                NAMES[path], WHY.get(n["skipped"][path], n["skipped"][path]),
+                " | | | |" if hostgen else " |"))
             continue
         if path not in n["paths"]:
             continue
         v4, v6 = n["paths"][path].get("ipv4", {}), n["paths"][path].get("ipv6", {})
-        lines.append("| %s | %s | %s | %s | %s |" % (
+        insns = ""
+        if hostgen:
+            insns = " %s | %s |" % (fmt(v4.get("insns_per_packet"), "%.0f"),
+                                    fmt(v6.get("insns_per_packet"), "%.0f"))
+        lines.append("| %s | %s | %s |%s %s | %s |" % (
             NAMES[path], fmt(v4.get("pps_median") and v4["pps_median"] / 1e3),
-            fmt(v6.get("pps_median") and v6["pps_median"] / 1e3), cell(path, v4), cell(path, v6)))
+            fmt(v6.get("pps_median") and v6["pps_median"] / 1e3), insns,
+            cell(path, v4), cell(path, v6)))
     r = n["ratios"]
     rows = [
         ("XDP tier / skb tier (pps; goal ≥ %.1f)" % TARGETS["xdp_over_skb"], "xdp_over_skb"),
@@ -140,6 +181,8 @@ def markdown(res):
         ("XDP tier / XDP ceiling (pps)", "xdp_over_xdp_ceiling"),
         ("skb tier / skb ceiling (pps)", "skb_over_skb_ceiling"),
         ("XDP ceiling / skb ceiling (pps)", "xdp_ceiling_over_skb_ceiling"),
+        ("XDP tier's insns/frame / skb tier's (goal ≤ 0.33)", "work_xdp_over_skb"),
+        ("the same, masquerade", "work_xdp_over_skb_masq"),
     ]
     shown = [(label, key) for label, key in rows
              if key + "_ipv4" in r or key + "_ipv6" in r]
@@ -148,6 +191,9 @@ def markdown(res):
         for label, key in shown:
             lines.append("| %s | %s | %s |" % (
                 label, fmt(r.get(key + "_ipv4"), "%.2f"), fmt(r.get(key + "_ipv6"), "%.2f")))
+    if n.get("idle_max") is not None:
+        lines.append("\nThe router's idle time in a measured window: at most %.1f %%; "
+                     "the rates are over its busy time." % (100 * n["idle_max"]))
     v6 = [(path, r["ipv6_over_ipv4_" + path]) for path in ORDER if "ipv6_over_ipv4_" + path in r]
     if v6:
         lines.append("\nIPv6 / IPv4 pps (goal ≥ %.2f on fasttrack): %s." % (

@@ -26,6 +26,8 @@
 #                      bench/prof/cache.sh (bench/guest/cache.sh)
 #   ft.nic=virtio      BENCH_NIC=virtio: the guest has two virtio-net NICs on
 #                      a qemu hub; run the nic section on them
+#   ft.nic=hostgen     BENCH_NIC=hostgen: the guest has one, the router's,
+#                      and bench/hostgen.c on the host sends the frames
 #   ft.nicpaths=P,...  paths of the nic section (bench/guest/nic.sh)
 #   ft.quick=1         BENCH_QUICK: churn.sh, covering.sh and devices.sh take
 #                      their smaller defaults (they document their own ft.*
@@ -56,8 +58,10 @@
 #          (br0.22 / br0.2222 on br0), per path and family
 #          (bench/guest/l2dev.sh);
 #   nic    the pps measurement through two virtio-net NICs joined by a qemu
-#          hub instead of a veth pair, with native XDP: the XDP tier and an
-#          XDP ceiling (bench/guest/nic.sh; only with ft.nic=virtio);
+#          hub instead of a veth pair, or through the router's NIC alone
+#          with frames from the host (ft.nic=hostgen), with native XDP: the
+#          XDP tier and an XDP ceiling (bench/guest/nic.sh; only with
+#          ft.nic);
 #   l3dev  layer-3 WAN devices: router work per 64-byte UDP packet from the
 #          LAN through a PPPoE session (ppp0), and iperf3 TCP through a
 #          WireGuard tunnel, per path (bench/guest/l3dev.sh).
@@ -213,10 +217,10 @@ measure() {
 		runs=0
 		while :; do
 			[ "$runs" = 0 ] || bn_hold "$fam" "$runs"
-			BN_PKTGEN_SLOW=$SLAB_PROBES
+			BN_PKTGEN_SLOW=$SLAB_PROBES BN_MEASURE=1
 			export BN_PKTGEN_SLOW
 			bn_pktgen "$fam" fwd "$count" "$ns" "$nd"
-			unset BN_PKTGEN_SLOW
+			unset BN_PKTGEN_SLOW BN_MEASURE
 			[ "$runs" = 0 ] || bn_unhold
 			runs=$((runs + 1))
 			if ! bn_slab_clean; then

@@ -270,7 +270,8 @@ bn_setup_pktgen() {
 	else
 		must ip -n "$NS_GEN" link add gen0 type veth peer name trunk0 netns "$NS_ROUTER"
 	fi
-	must ip -n "$NS_GEN" link set gen0 up
+	# hostgen (nic.sh) is the generator and the sink, outside the guest.
+	[ "${BN_NIC:-}" = hostgen ] || must ip -n "$NS_GEN" link set gen0 up
 	router_forwarding "$NS_ROUTER"
 	bn_ct_settings "$NS_ROUTER"
 	must ip -n "$NS_ROUTER" link set trunk0 up
@@ -279,7 +280,7 @@ bn_setup_pktgen() {
 	addr "$NS_ROUTER" vlan22 198.18.22.1/24 2001:db8:22::1/64
 	addr "$NS_ROUTER" vlan2222 198.18.222.1/24 2001:db8:2222::1/64
 
-	GEN_MAC=$(ip netns exec "$NS_GEN" cat /sys/class/net/gen0/address)
+	[ "${BN_NIC:-}" = hostgen ] || GEN_MAC=$(ip netns exec "$NS_GEN" cat /sys/class/net/gen0/address)
 	TRUNK_MAC=$(ip netns exec "$NS_ROUTER" cat /sys/class/net/trunk0/address)
 	for ip in $GEN_V4 $GEN_V6; do
 		must ip -n "$NS_ROUTER" neigh replace "$ip" lladdr "$GEN_MAC" dev vlan22 nud permanent
@@ -287,6 +288,7 @@ bn_setup_pktgen() {
 	for ip in $SINK_V4 $SINK_V6; do
 		must ip -n "$NS_ROUTER" neigh replace "$ip" lladdr "$GEN_MAC" dev vlan2222 nud permanent
 	done
+	[ "${BN_NIC:-}" != hostgen ] || return 0
 	# The sink: count (gen0's rx counter) and drop.
 	must ip netns exec "$NS_GEN" tc qdisc add dev gen0 clsact
 	must ip netns exec "$NS_GEN" tc filter add dev gen0 ingress pref 1 protocol all matchall action drop
@@ -303,22 +305,18 @@ bn_gen_rx() { ip netns exec "$NS_GEN" cat /sys/class/net/gen0/statistics/rx_pack
 # Sets BN_USEC (pktgen's run time), BN_SENT, BN_RX (frames back at gen0),
 # BN_IDLE_USEC (the part of BN_USEC pktgen's thread was scheduled out) and
 # BN_SLOW (slab slow paths in the run, with BN_PKTGEN_SLOW=1; see
-# bn_slab_probes).
+# bn_slab_probes). With BN_NIC=hostgen, hostgen sends them (hg_pktgen).
 bn_pktgen() {
-	local fam=$1 dir=$2 count=$3 ns=$4 nd=$5 rx0 out
-	local vlan=22 src dst sp=10000 dp=20000 nsp=$4 ndp=$5
-	if [ "$fam" = 4 ]; then src=$GEN_V4 dst=$SINK_V4; else src=$GEN_V6 dst=$SINK_V6; fi
-	if [ "$dir" = rev ]; then
-		vlan=2222 sp=20000 dp=10000 nsp=$nd ndp=$ns
-		if [ "$fam" = 4 ]; then src=$SINK_V4 dst=$GEN_V4; else src=$SINK_V6 dst=$GEN_V6; fi
-		# Masqueraded (BN_MASQ): the replies go to the router's address.
-		if [ -n "${BN_MASQ:-}" ]; then
-			if [ "$fam" = 4 ]; then dst=198.18.222.1; else dst=2001:db8:2222::1; fi
-		fi
+	local count=$3 rx0 out
+	bn_flow "$1" "$2" "$4" "$5"
+	if [ "${BN_NIC:-}" = hostgen ]; then
+		hg_pktgen "$1" "$count"
+		return
 	fi
 	rx0=$(bn_gen_rx)
-	out=$(ip netns exec "$NS_GEN" sh /bench/guest/pktgen.sh gen0 "$TRUNK_MAC" "$vlan" \
-		"$fam" "$src" "$dst" "$sp" "$nsp" "$dp" "$ndp" "$count") ||
+	# shellcheck disable=SC2086 # BN_FLOW: six words
+	out=$(ip netns exec "$NS_GEN" sh /bench/guest/pktgen.sh gen0 "$TRUNK_MAC" "$BN_VLAN" \
+		"$1" $BN_FLOW "$count") ||
 		bn_die "pktgen: $out"
 	set -- $out
 	BN_USEC=$1 BN_SENT=$2 BN_IDLE_USEC=${3:-} BN_SLOW=${4:--}
@@ -330,6 +328,22 @@ bn_pktgen() {
 }
 
 bn_gen_rx_reached() { [ "$(bn_gen_rx)" -ge "$1" ]; }
+
+# bn_flow FAM DIR NSRC NDST: bn_pktgen's frames: BN_VLAN and BN_FLOW, "SRC
+# DST SPORT NSPORT DPORT NDPORT" (pktgen.sh's and hostgen's order).
+bn_flow() {
+	local vlan=22 src dst sp=10000 dp=20000 nsp=$3 ndp=$4
+	if [ "$1" = 4 ]; then src=$GEN_V4 dst=$SINK_V4; else src=$GEN_V6 dst=$SINK_V6; fi
+	if [ "$2" = rev ]; then
+		vlan=2222 sp=20000 dp=10000 nsp=$4 ndp=$3
+		if [ "$1" = 4 ]; then src=$SINK_V4 dst=$GEN_V4; else src=$SINK_V6 dst=$GEN_V6; fi
+		# Masqueraded (BN_MASQ): the replies go to the router's address.
+		if [ -n "${BN_MASQ:-}" ]; then
+			if [ "$1" = 4 ]; then dst=198.18.222.1; else dst=2001:db8:2222::1; fi
+		fi
+	fi
+	BN_VLAN=$vlan BN_FLOW="$src $dst $sp $nsp $dp $ndp"
+}
 
 # ------------------------------------------------ the harness's slab ----
 #

@@ -15,7 +15,10 @@
 # BENCH_NIC=virtio adds two virtio-net NICs on a qemu hub to the guest
 # (boot.sh --nic) and runs the "nic" section on them (bench/guest/nic.sh:
 # frames through a real driver with native XDP; BENCH_APPEND
-# "ft.nicpaths=..." picks its paths);
+# "ft.nicpaths=..." picks its paths); BENCH_NIC=hostgen gives the guest
+# the router's NIC alone, its frames sent and counted on the host by
+# bench/hostgen.c (boot.sh --nic hostgen), so that the guest's instruction
+# clock counts the router's work alone;
 # FT_TIMEOUT the limit for one boot in seconds (3600).
 # The guest's output is shown live and kept in bench/out/<word>/bench.log.
 # A foreign-architecture word (arm64-6.12) boots as in make check (arch.sh,
@@ -72,7 +75,16 @@ bash "$VM_DIR/tools.sh" amd64 $foreign
 # guest), built with the host's clang as ftctl's is, into /bench/xdp of an
 # archive appended to the guest's initramfs.
 if [ -n "${BENCH_NIC:-}" ]; then
-	[ "$BENCH_NIC" = virtio ] || die "BENCH_NIC=virtio only"
+	case $BENCH_NIC in
+	virtio) ;;
+	hostgen)
+		# The host's generator (boot.sh --nic hostgen).
+		gcc -O2 -Wall -Wextra -Werror -o "$OUT/hostgen" "$REPO/bench/hostgen.c" ||
+			die "building bench/hostgen.c failed"
+		export FT_HOSTGEN=$OUT/hostgen
+		;;
+	*) die "BENCH_NIC is virtio or hostgen" ;;
+	esac
 	rm -rf "$OUT/bench-xdp"
 	mkdir -p "$OUT/bench-xdp/bench/xdp"
 	for src in "$REPO"/bench/xdp/*.bpf.c; do

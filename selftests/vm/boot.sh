@@ -30,6 +30,11 @@
 #              virtio_net refuses native XDP while the host may coalesce
 #              or leave checksums to the guest, unless it can turn them
 #              off itself (VIRTIO_NET_F_CTRL_GUEST_OFFLOADS).
+#   --nic hostgen: the router's NIC alone (52:54:00:f7:00:02, the same
+#              device), its wire a unix socket to bench/hostgen.c on the
+#              host (FT_HOSTGEN: its binary), which sends the frames a
+#              virtio-serial port named ftgen asks for: the generator's
+#              work stays off the guest's instruction clock.
 # FT_QEMU_ARGS: more qemu options, split at blanks (bench/prof/profile.sh
 # adds its plugin).
 # FT_TIMEOUT: seconds before a test boot is killed (default 3600, times
@@ -110,12 +115,35 @@ qemu=("${QEMU[@]}" -nodefaults -no-user-config -accel "$accel" -smp "$smp"
 [ -z "$virtfs" ] ||
 	qemu+=(-virtfs "local,path=$virtfs,mount_tag=ftroot,security_model=none,readonly=on,multidevs=remap")
 
-if [ -n "$nic" ]; then
-	[ "$nic" = virtio ] || die "boot.sh: --nic virtio only"
+nicdev=virtio-net-pci,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off,guest_csum=off
+case $nic in
+"") ;;
+virtio)
 	for i in 1 2; do
-		qemu+=(-netdev "hubport,id=ftnic$i,hubid=0" -device "virtio-net-pci,netdev=ftnic$i,mac=52:54:00:f7:00:0$i,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off,guest_csum=off")
+		qemu+=(-netdev "hubport,id=ftnic$i,hubid=0" -device "$nicdev,netdev=ftnic$i,mac=52:54:00:f7:00:0$i")
 	done
-fi
+	;;
+hostgen)
+	[ -x "${FT_HOSTGEN:-}" ] || die "boot.sh: --nic hostgen needs FT_HOSTGEN, bench/hostgen.c built"
+	# It listens first; qemu connects as it starts, and hostgen ends with it.
+	hg=$outdir/hostgen
+	rm -rf "$hg"
+	mkdir -p "$hg"
+	"$FT_HOSTGEN" "$hg" 2>"$outdir/hostgen.log" </dev/null &
+	for _ in $(seq 100); do
+		[ -S "$hg/net" ] && [ -S "$hg/ctl" ] && break
+		kill -0 $! 2>/dev/null || die "hostgen failed: $(cat "$outdir/hostgen.log")"
+		sleep 0.1
+	done
+	serial=virtio-serial-pci
+	[ "$KTAP_TTY" != hvc0 ] || serial=virtio-serial-device
+	qemu+=(-netdev "stream,id=ftnic2,server=off,addr.type=unix,addr.path=$hg/net"
+		-device "$nicdev,netdev=ftnic2,mac=52:54:00:f7:00:02"
+		-chardev "socket,id=ftgen,path=$hg/ctl"
+		-device "$serial,id=ftgenbus" -device "virtserialport,bus=ftgenbus.0,chardev=ftgen,name=ftgen")
+	;;
+*) die "boot.sh: --nic virtio or hostgen" ;;
+esac
 [ -z "$icount" ] || qemu+=(-icount shift=2,sleep=off)
 # together.sh runs host work at nice 10; its guests get back its niceness.
 if [ -n "${FT_GUEST_NICE:-}" ] && [ "$(nice)" -gt "$FT_GUEST_NICE" ]; then

@@ -64,8 +64,9 @@ MODULES="$MODULES drbg jitterentropy_rng"
 MODULES="$MODULES mpls_router mpls_iptunnel"
 # nlmon: make bench times route changes by their netlink messages (covering).
 MODULES="$MODULES nlmon"
-# virtio_net: make bench's NIC path (BENCH_NIC=virtio, bench/guest/nic.sh).
-MODULES="$MODULES virtio_net"
+# virtio_net: make bench's NIC path (BENCH_NIC, bench/guest/nic.sh);
+# virtio_console: hostgen's control port there.
+MODULES="$MODULES virtio_net virtio_console"
 # The kernel's netfilter selftests (kernel_netfilter): SCTP, VXLAN, VRF,
 # and the string match's algorithms, which it loads by name (xt_string).
 MODULES="$MODULES sctp vxlan vrf ts_bm ts_kmp ts_fsm"
@@ -78,7 +79,7 @@ MODULES="$MODULES ppp_generic pppox pppoe ppp_async slhc wireguard udp_tunnel ip
 MODULES="$MODULES gre ip_tunnel tunnel4 tunnel6 ip6_tunnel sit"
 # The arm "virt" machine's virtio devices, among them the console that
 # carries the KTAP (guest-init.sh loads them).
-! is_foreign "$DEB_ARCH" || MODULES="$MODULES virtio_mmio virtio_console"
+! is_foreign "$DEB_ARCH" || MODULES="$MODULES virtio_mmio"
 
 # copy_file SRC [DST]: copy into the root, following symlinks.
 copy_file() {
