@@ -135,6 +135,7 @@ hostgen)
 		kill -0 $! 2>/dev/null || die "hostgen failed: $(cat "$outdir/hostgen.log")"
 		sleep 0.1
 	done
+	[ -S "$hg/ctl" ] || die "hostgen made no sockets in $hg within 10 s"
 	serial=virtio-serial-pci
 	[ "$KTAP_TTY" != hvc0 ] || serial=virtio-serial-device
 	qemu+=(-netdev "stream,id=ftnic2,server=off,addr.type=unix,addr.path=$hg/net"

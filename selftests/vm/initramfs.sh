@@ -77,8 +77,8 @@ MODULES="$MODULES sctp vxlan vrf ts_bm ts_kmp ts_fsm"
 MODULES="$MODULES ip_gre ip6_gre ipip bonding"
 MODULES="$MODULES ppp_generic pppox pppoe ppp_async slhc wireguard udp_tunnel ip6_udp_tunnel"
 MODULES="$MODULES gre ip_tunnel tunnel4 tunnel6 ip6_tunnel sit"
-# The arm "virt" machine's virtio devices, among them the console that
-# carries the KTAP (guest-init.sh loads them).
+# The arm "virt" machine's virtio transport (guest-init.sh loads it, and
+# virtio_console, which carries the KTAP there).
 ! is_foreign "$DEB_ARCH" || MODULES="$MODULES virtio_mmio"
 
 # copy_file SRC [DST]: copy into the root, following symlinks.
