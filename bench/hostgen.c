@@ -52,6 +52,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* csum_add(), csum_fold(), put16(): the selftests helpers' own. */
+#include "../selftests/tool_util.h"
+
 #define FRAME_MAX	128
 #define QUIET_MS	500
 #define WINDOW		512	/* twice virtio-net's receive ring */
@@ -136,31 +139,6 @@ static int accept_qemu(int l, long long end)
 	}
 }
 
-static uint32_t csum_add(uint32_t sum, const void *data, size_t len)
-{
-	const uint8_t *b = data;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += b[i] << 8 | b[i + 1];
-	if (len & 1)
-		sum += b[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
-
-static void put16(uint8_t *p, unsigned int v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
 /* build: frame number n of flow f into p; returns its length. */
 static size_t build(const struct flow *f, unsigned long long n, uint8_t *p)
 {
@@ -240,6 +218,19 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return errno || end == s || *end || *v > max ? -1 : 0;
 }
 
+/* parse_ports: PORT and a count N of ports from it, all within 0..65535. */
+static int parse_ports(const char *port, const char *n, unsigned int *first,
+		       unsigned int *count)
+{
+	unsigned long long p, c;
+
+	if (parse_uint(port, 65535, &p) || parse_uint(n, 65536, &c) || !c || p + c > 65536)
+		return -1;
+	*first = p;
+	*count = c;
+	return 0;
+}
+
 /* parse_flow: argv[0..9] of send and start into f; NULL or what is wrong. */
 static const char *parse_flow(char **a, struct flow *f)
 {
@@ -262,18 +253,10 @@ static const char *parse_flow(char **a, struct flow *f)
 		return "a MAC is six hex bytes joined by colons";
 	if (inet_pton(af, a[4], f->src) != 1 || inet_pton(af, a[5], f->dst) != 1)
 		return "SRC and DST are addresses of FAM";
-	if (parse_uint(a[6], 65535, &v))
-		return "SPORT is a port";
-	f->sport = v;
-	if (parse_uint(a[7], 65536, &v) || !v || f->sport + v > 65536)
-		return "NSPORT is a count of ports from SPORT";
-	f->nsport = v;
-	if (parse_uint(a[8], 65535, &v))
-		return "DPORT is a port";
-	f->dport = v;
-	if (parse_uint(a[9], 65536, &v) || !v || f->dport + v > 65536)
-		return "NDPORT is a count of ports from DPORT";
-	f->ndport = v;
+	if (parse_ports(a[6], a[7], &f->sport, &f->nsport))
+		return "SPORT is a port and NSPORT a count of ports from it";
+	if (parse_ports(a[8], a[9], &f->dport, &f->ndport))
+		return "DPORT is a port and NDPORT a count of ports from it";
 	return NULL;
 }
 

@@ -53,6 +53,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_util.h"
+
 #define MAX_TAGS	4
 #define MAX_FRAMES	2
 #define FRAME_MAX	2048
@@ -153,29 +155,7 @@ static void die(const char *fmt, ...)
 
 /* ----------------------------------------------------------- checksum -- */
 
-static uint32_t sum16(uint32_t sum, const uint8_t *p, int len)
-{
-	int i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static void put16(uint8_t *p, unsigned int v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
+/* csum_add(), csum_fold() and put16(): tool_util.h. */
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -189,10 +169,10 @@ static uint16_t l4_csum(const struct spec *s, uint8_t proto, const uint8_t *l4, 
 	uint32_t sum = 0;
 	int alen = s->v6 ? 16 : 4;
 
-	sum = sum16(sum, s->src, alen);
-	sum = sum16(sum, s->dst, alen);
+	sum = csum_add(sum, s->src, alen);
+	sum = csum_add(sum, s->dst, alen);
 	sum += proto + (uint32_t)len;
-	return fold(sum16(sum, l4, len));
+	return csum_fold(csum_add(sum, l4, len));
 }
 
 /* -------------------------------------------------------------- build -- */
@@ -287,7 +267,7 @@ static int build_ipv4(const struct pkt *p, uint8_t *h, int l4len, uint16_t frag)
 	memcpy(h + 12, s->src, 4);
 	memcpy(h + 16, s->dst, 4);
 	memcpy(h + 20, p->ipopt, p->ipopt_len);
-	c = fold(sum16(0, h, hlen));
+	c = csum_fold(csum_add(0, h, hlen));
 	if (p->ipcsum == CSUM_BAD)
 		c ^= 0x5a5a;
 	else if (p->ipcsum == CSUM_ZERO)
@@ -877,7 +857,7 @@ static void fence_build(const struct spec *s, struct frame *f, uint16_t id)
 	put16(icmp + 6, 1);
 	memcpy(icmp + 8, "ftinject fence!!", 16);
 	c = s->v6 ? l4_csum(s, IPPROTO_ICMPV6, icmp, sizeof(icmp)) :
-		    fold(sum16(0, icmp, sizeof(icmp)));
+		    csum_fold(csum_add(0, icmp, sizeof(icmp)));
 	put16(icmp + 2, c);
 	emit(&p, f, icmp, sizeof(icmp), 0, 0);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the selftests' C helpers (udpflood, connflood, linerate) share:
+ * What the selftests' C helpers (udpflood, connflood, linerate, ftinject)
+ * and bench/hostgen.c share:
  * option numbers checked against their range, and the pieces of building
  * raw headers. Included by each; tools.sh builds every helper on its own.
  * Callers define _GNU_SOURCE first (program_invocation_short_name).
