@@ -14,8 +14,7 @@ probe() {
 }
 probe && exit 0
 echo "fuzz: installing clang and libFuzzer (Debian packages)" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get -q update >/dev/null
-apt-get -q install -y --no-install-recommends clang libclang-rt-dev >/dev/null ||
-	apt-get -q install -y --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
+# Through the VM harness's deps.sh, which takes one install at a time.
+deps=$(dirname "$0")/../vm/deps.sh
+bash "$deps" clang libclang-rt-dev || bash "$deps" clang-14 libclang-rt-14-dev
 probe || { echo "fuzz: $CLANG still cannot build -fsanitize=fuzzer targets" >&2; exit 1; }

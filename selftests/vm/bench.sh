@@ -63,11 +63,7 @@ foreign=$(xargs -n1 <<<"$arches" | { grep -vx amd64 || true; } | xargs)
 # shellcheck disable=SC2086 # a list of architectures
 [ -z "$foreign" ] || bash "$VM_DIR/deps.sh" --arch $foreign
 # The chart: gnuplot from Debian, on the host only.
-if ! command -v gnuplot >/dev/null; then
-	log "installing gnuplot-nox"
-	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends gnuplot-nox >/dev/null ||
-		die "cannot install gnuplot-nox"
-fi
+command -v gnuplot >/dev/null || bash "$VM_DIR/deps.sh" gnuplot-nox || die "cannot install gnuplot-nox"
 # shellcheck disable=SC2086 # a list of architectures
 bash "$VM_DIR/tools.sh" amd64 $foreign
 

@@ -14,9 +14,7 @@ dir=$CACHE/checkpatch
 if [ ! -x "$dir/checkpatch.pl" ]; then
 	if [ ! -f "$TARBALL" ]; then
 		log "installing $SRC_PKG for checkpatch.pl"
-		DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "$SRC_PKG" >/dev/null ||
-			{ apt-get -q update >/dev/null &&
-				DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "$SRC_PKG" >/dev/null; }
+		bash "$VM_DIR/deps.sh" "$SRC_PKG" || die "cannot install $SRC_PKG"
 	fi
 	mkdir -p "$dir"
 	# shellcheck disable=SC2046,SC2086 # a list of members

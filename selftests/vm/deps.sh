@@ -42,15 +42,29 @@ elif [ $# -gt 0 ]; then
 	PACKAGES="$*"
 fi
 
-# shellcheck disable=SC2086
-missing=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PACKAGES 2>/dev/null |
-	awk '$2 == "installed" { ok[$1] = 1 }
-	     END { n = split(pkgs, p, " "); for (i = 1; i <= n; i++) if (!ok[p[i]]) print p[i] }' \
-	pkgs="$(xargs <<<"$PACKAGES")")
+# missing: the packages of $PACKAGES that are not installed.
+missing_pkgs() {
+	# shellcheck disable=SC2086
+	dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PACKAGES 2>/dev/null |
+		awk '$2 == "installed" { ok[$1] = 1 }
+		     END { n = split(pkgs, p, " "); for (i = 1; i <= n; i++) if (!ok[p[i]]) print p[i] }' \
+		pkgs="$(xargs <<<"$PACKAGES")"
+}
+
+missing=$(missing_pkgs)
+[ -n "$missing" ] || exit 0
+
+# make check's parts run side by side (together.sh), and each installs what
+# it lacks: on a fresh machine two apt-get installs at once, and the second
+# fails on dpkg's lock. One at a time here, each looking again once it has
+# the lock; other apt users (unattended-upgrades) are waited for by apt.
+exec 9>"${FT_DEPS_LOCK:-/run/lock/fasttrack-deps.lock}"
+flock 9
+missing=$(missing_pkgs)
 [ -n "$missing" ] || exit 0
 
 log "installing host packages: $(xargs <<<"$missing")"
 export DEBIAN_FRONTEND=noninteractive
-apt-get -q update >/dev/null
+apt-get -q -o DPkg::Lock::Timeout=600 update >/dev/null
 # shellcheck disable=SC2086
-apt-get -q install -y --no-install-recommends $missing >/dev/null
+apt-get -q -o DPkg::Lock::Timeout=600 install -y --no-install-recommends $missing >/dev/null

@@ -10,6 +10,10 @@
 #    missing: a mirror mid-sync) and an unreachable suite are not fatal by
 #    themselves; a package that cannot be resolved is named, with the
 #    suites.
+#  - deps.sh, against a stand-in apt-get that fails, as dpkg does, when
+#    another holds its lock: installs started at once (make check's parts,
+#    side by side on a fresh machine) all succeed, one after the other, and
+#    a package two of them lack is installed once.
 #  - check.sh --matrix: the core tests on every kernel, each other test on
 #    one of them, the shards apart; without it, every test everywhere.
 #  - check.sh, dkms-vm.sh, soak.sh, in a copy of the harness whose fetch,
@@ -166,6 +170,60 @@ check "apt: ... naming the package and the suites" has "$T/index.out" \
 check "apt: a dependency that does not match fails" hasnt "$T/index.out" resolved-wrong
 check "apt: ... naming it, what it depends on and the suites" has "$T/index.out" \
 	"cannot resolve the 6.1 headers: linux-headers-amd64 depends on no package matching ^linux-headers-6.1[.-], in the package lists of bullseye bullseye-security ($arch)"
+
+# ---- deps.sh: installs at once, against dpkg's lock
+D=$T/deps
+mkdir -p "$D/bin" "$D/installed"
+# dpkg-query -W -f FORMAT PKG...: what the stand-in apt-get installed.
+cat >"$D/bin/dpkg-query" <<'EOF'
+#!/bin/bash
+shift 3
+for p in "$@"; do
+	[ ! -e "$FAKE_DPKG/installed/$p" ] || echo "$p installed"
+done
+EOF
+# apt-get: it takes dpkg's lock or fails at once, as when the lock's
+# holder is another run of ours (DPkg::Lock::Timeout is not told apart
+# here); a second a call, so that runs started at once overlap.
+cat >"$D/bin/apt-get" <<'EOF'
+#!/bin/bash
+mkdir "$FAKE_DPKG/lock" 2>/dev/null ||
+	{ echo "E: Could not get lock $FAKE_DPKG/lock" >&2; exit 100; }
+sleep 1
+args=() skip=0
+for a in "$@"; do
+	if [ "$skip" = 1 ]; then skip=0; continue; fi
+	case $a in -o) skip=1 ;; -*) ;; *) args+=("$a") ;; esac
+done
+if [ "${args[0]}" = install ]; then
+	for p in "${args[@]:1}"; do
+		touch "$FAKE_DPKG/installed/$p"
+		echo "$p" >>"$FAKE_DPKG/installs"
+	done
+fi
+rmdir "$FAKE_DPKG/lock"
+EOF
+chmod +x "$D/bin/dpkg-query" "$D/bin/apt-get"
+# deps_run NAME PKG...: deps.sh for PKGs; output in $D/NAME.out, status
+# in $D/NAME.rc.
+deps_run() {
+	local rc=0
+	PATH=$D/bin:$PATH FAKE_DPKG=$D FT_DEPS_LOCK=$D/deps.lock FT_TAG=$1 \
+		bash "$VM/deps.sh" "${@:2}" >"$D/$1.out" 2>&1 || rc=$?
+	echo "$rc" >"$D/$1.rc"
+}
+deps_run a pkga common &
+deps_run b pkgb common &
+deps_run c pkgc &
+wait
+for r in a b c; do
+	check "deps.sh: installs started at once: run $r succeeds" \
+		test "$(cat "$D/$r.rc")" = 0
+done
+check "deps.sh: ... and installs what each lacks" \
+	test "$(cd "$D/installed" && echo *)" = "common pkga pkgb pkgc"
+check "deps.sh: ... a package two lack once" \
+	test "$(grep -cx common "$D/installs")" = 1
 
 # ---- check.sh, dkms-vm.sh, soak.sh with one kernel that fails to prepare
 R=$T/tree
