@@ -8,8 +8,8 @@
  * receive and transmit, and the real device's queue.
  *
  * A frame is forwarded here only when nothing that XDP would bypass is
- * attached to the devices it crosses (ft_xdp_blocked()), read per frame,
- * so that what an operator attaches applies from the next frame on.
+ * attached to the devices it crosses (ft_xdp_path_blocked()), read per
+ * frame, so that what an operator attaches applies from the next frame on.
  * Anything else is XDP_PASS, untouched: the skb tier then handles the
  * packet as it would without this tier, and counts its punts.
  */
@@ -94,27 +94,40 @@ static u32 ft_xdp_dev_hooks(struct net_device *dev, unsigned int how)
 }
 
 /*
- * What XDP would bypass for a frame crossing @dev, a VLAN device or a
- * real one, as @how says: the hooks of both, a priority map that an
- * skb's priority would feed, and a VLAN not directly on a real device.
- * IPsec, which is per namespace, is the caller's to check.
+ * What XDP would bypass for a frame that arrives through @in, read as
+ * @how says, and leaves through @out, VLAN devices or real ones: the hooks
+ * of each device on the way, a priority map that an skb's priority would
+ * feed, and a VLAN not directly on a real device. A real device that the
+ * frame both enters and leaves by (XDP_TX) is read once, both ways. IPsec,
+ * which is per namespace, is the caller's to check.
  */
-static u32 ft_xdp_blocked(struct net_device *dev, unsigned int how)
+static u32 ft_xdp_path_blocked(struct net_device *in, unsigned int how,
+			       struct net_device *out)
 {
-	struct vlan_dev_priv *vlan;
-	u32 blocked;
+	struct net_device *ireal = in, *oreal = out;
+	u32 blocked = 0;
 
-	if (!is_vlan_dev(dev))
-		return ft_xdp_dev_hooks(dev, how | FT_XDP_REAL);
-	vlan = vlan_dev_priv(dev);
-	if (is_vlan_dev(vlan->real_dev))
-		return FASTTRACK_XDP_BLOCKED_STACKED;
-	blocked = ft_xdp_dev_hooks(dev, how) |
-		  ft_xdp_dev_hooks(vlan->real_dev,
-				   (how & ~FT_XDP_NF_SEEN) | FT_XDP_REAL);
-	if ((how & FT_XDP_TX) && vlan->nr_egress_mappings)
-		blocked |= FASTTRACK_XDP_BLOCKED_QOS_MAP;
-	return blocked;
+	how |= FT_XDP_RX;
+	if (is_vlan_dev(in)) {
+		ireal = vlan_dev_priv(in)->real_dev;
+		if (is_vlan_dev(ireal))
+			return FASTTRACK_XDP_BLOCKED_STACKED;
+		blocked = ft_xdp_dev_hooks(in, how);
+		how &= ~FT_XDP_NF_SEEN;
+	}
+	if (is_vlan_dev(out)) {
+		oreal = vlan_dev_priv(out)->real_dev;
+		if (is_vlan_dev(oreal))
+			return FASTTRACK_XDP_BLOCKED_STACKED;
+		blocked |= ft_xdp_dev_hooks(out, FT_XDP_TX);
+		if (vlan_dev_priv(out)->nr_egress_mappings)
+			blocked |= FASTTRACK_XDP_BLOCKED_QOS_MAP;
+	}
+	if (ireal == oreal)
+		return blocked | ft_xdp_dev_hooks(ireal, how | FT_XDP_TX |
+							 FT_XDP_REAL);
+	return blocked | ft_xdp_dev_hooks(ireal, how | FT_XDP_REAL) |
+	       ft_xdp_dev_hooks(oreal, FT_XDP_TX | FT_XDP_REAL);
 }
 
 /* For FASTTRACK_A_DEV_XDP_BLOCKED: both ways through @dev. */
@@ -123,7 +136,7 @@ u32 ft_xdp_dev_blocked(struct net_device *dev)
 	u32 blocked;
 
 	rcu_read_lock();
-	blocked = ft_xdp_blocked(dev, FT_XDP_RX | FT_XDP_TX);
+	blocked = ft_xdp_path_blocked(dev, 0, dev);
 	if (ft_xfrm_active(dev_net(dev)))
 		blocked |= FASTTRACK_XDP_BLOCKED_XFRM;
 	rcu_read_unlock();
@@ -211,7 +224,7 @@ static int ft_xdp_l2(const struct ft_flow *flow, struct net_device *out,
 		struct vlan_hdr *vh = (struct vlan_hdr *)(eth + 1);
 
 		eth->h_proto = vlan_dev_priv(out)->vlan_proto;
-		/* No egress map (ft_xdp_blocked()): priority 0 gives PCP 0. */
+		/* No egress map (ft_xdp_path_blocked()): PCP 0. */
 		vh->h_vlan_TCI = htons(vlan_dev_priv(out)->vlan_id);
 	}
 	return (int)hlen - (int)olen;
@@ -312,8 +325,7 @@ untagged:
 	odev = is_vlan_dev(out) ? vlan_dev_priv(out)->real_dev : out;
 	if (!flow->nh->neigh || pkt.tot_len > ft_flow_mtu(flow, pkt.tot_len))
 		return FASTTRACK_XDP_PASS;
-	blocked |= ft_xdp_blocked(in, FT_XDP_RX | FT_XDP_NF_SEEN) |
-		   ft_xdp_blocked(out, FT_XDP_TX);
+	blocked |= ft_xdp_path_blocked(in, FT_XDP_NF_SEEN, out);
 	if (unlikely(ft_xfrm_active(dev_net(in))))
 		blocked |= FASTTRACK_XDP_BLOCKED_XFRM;
 	if (odev != rdev &&
