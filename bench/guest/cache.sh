@@ -8,7 +8,7 @@
 # first close only arms the plugin.
 #
 # Settings (kernel command line):
-#   ft.cache=P,...      paths (ceiling, fasttrack, nfftc); "syms" prints the
+#   ft.cache=P,...      paths (ceiling, fasttrack, ftxdp, nfftc); "syms" prints the
 #                       markers' addresses only; off unless set
 #   ft.cacheflows=N,... flow counts (1,1000000)
 #   ft.cachecount=N     pktgen frames per window (5000)

@@ -23,7 +23,7 @@
 # packets, per boot; CACHE_COUNT=2000 is plenty for them.
 #
 # usage: bench/prof/cache.sh [--check] [WORD]
-#   WORD: kernel word (6.12). CACHE_PATHS (ceiling,fasttrack,nfftc),
+#   WORD: kernel word (6.12). CACHE_PATHS (ceiling,fasttrack,nfftc; ftxdp too),
 #   CACHE_FLOWS (1,1000000), CACHE_COUNT (5000 frames per window),
 #   CACHE_BOOTS (1): boots of each kind; the report takes medians. One
 #   boot's whole-guest L1d counts move by several misses per packet with

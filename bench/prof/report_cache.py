@@ -29,7 +29,7 @@ import sys
 
 NAMES = ("l1d_access", "l1d_miss", "l1i_access", "l1i_miss", "l2_access", "l2_miss", "insns")
 PATHS = {"ceiling": "L2 turnaround (ceiling)", "fasttrack": "fasttrack",
-         "nfftc": "flowtable + counter"}
+         "ftxdp": "fasttrack, XDP tier", "nfftc": "flowtable + counter"}
 
 
 def counts(path):
@@ -97,7 +97,7 @@ def table(dirs):
 
 # The module code that is the path's own (the rest of the module area:
 # 8021q, veth, pktgen, conntrack... is the harness's or shared).
-OWN = {"fasttrack": ("fasttrack",),
+OWN = {"fasttrack": ("fasttrack",), "ftxdp": ("fasttrack",),
        "nfftc": ("nf_flow_table", "nf_flow_table_inet", "nft_flow_offload")}
 
 
@@ -162,7 +162,7 @@ def pkt_table(dirs):
           "written (physical); code lines: distinct lines fetched; atomics: LOCK "
           "instructions, xchg with memory, and LOCK_PREFIX sites patched to DS on "
           "one CPU; modules: instructions in the module area; path's module: "
-          "fasttrack.ko, or nf_flow_table, nf_flow_table_inet and "
+          "fasttrack.ko (both tiers), or nf_flow_table, nf_flow_table_inet and "
           "nft_flow_offload; L1d and L2 misses: the cache model's, which with many "
           "flows tell a packet's own (median) from background work's (mean).\n")
     print("| boot | path | family | flows | packets | starts/frame | "
