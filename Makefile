@@ -85,6 +85,7 @@ module-debug:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 ccflags-y+=-DDEBUG modules
 
 sparse:
+	@command -v sparse >/dev/null || bash selftests/vm/deps.sh sparse
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
 
 ftctl:
