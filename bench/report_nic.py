@@ -19,6 +19,7 @@ NAMES = {
     "xdpceil": "L2 turnaround, XDP: VLAN id + MAC swap, XDP_TX (XDP ceiling)",
     "fs50": "full stack, conntrack, 50 rules",
     "nfftc": "nftables flowtable + counter",
+    "nfftct": "nftables flowtable + counter, on trunk0",
     "fasttrack": "fasttrack, skb tier",
     "ftxdp": "fasttrack, XDP tier on trunk0",
     "fs50m": "full stack, 50 rules, masquerade",
@@ -52,6 +53,9 @@ def analyse(rows):
             d["rx"] += int(r["rx"])
             d["sent"] += int(r["sent"])
     skipped = {r["path"]: r.get("why") for r in rows if r.get("sec") == "nic_skip"}
+    # What each flowtable path offloaded (nic.sh, after its windows).
+    offload = {r["path"]: {"offloaded": int(r["offloaded"]), "devs": r.get("devs", "")}
+               for r in rows if r.get("sec") == "nic_offload"}
     if not pps and not skipped:
         return {}
     harness = next((r.get("nic") for r in rows if r.get("sec") == "nic_harness"), "virtio")
@@ -109,6 +113,7 @@ def analyse(rows):
                 if c and x and k:
                     ratio("router_work_xdp_over_skb" + name, 1 / x - 1 / c, 1 / k - 1 / c)
     return {"nic": {"paths": paths, "skipped": skipped, "ratios": ratios, "harness": harness,
+                    "offload": offload,
                     "idle_max": max((max(v) for v in idle.values()), default=None)}}
 
 
@@ -165,6 +170,7 @@ def markdown(res):
         if "router_work_ns" not in d:
             return "—"
         return "%.0f (%.0f)" % (d["router_work_ns"], d["router_work_insns"])
+    unoffloaded = [p for p in ORDER if n.get("offload", {}).get(p, {}).get("offloaded") == 0]
     for path in ORDER:
         if path in n["skipped"]:
             lines.append("| %s | — | — | %s |%s" % (
@@ -178,8 +184,8 @@ def markdown(res):
         if hostgen:
             insns = " %s | %s |" % (fmt(v4.get("insns_per_packet"), "%.0f"),
                                     fmt(v6.get("insns_per_packet"), "%.0f"))
-        lines.append("| %s | %s | %s |%s %s | %s |" % (
-            NAMES[path], fmt(v4.get("pps_median") and v4["pps_median"] / 1e3),
+        lines.append("| %s%s | %s | %s |%s %s | %s |" % (
+            NAMES[path], " (nothing offloaded)" if path in unoffloaded else "", fmt(v4.get("pps_median") and v4["pps_median"] / 1e3),
             fmt(v6.get("pps_median") and v6["pps_median"] / 1e3), insns,
             cell(path, v4), cell(path, v6)))
     r = n["ratios"]
@@ -202,6 +208,13 @@ def markdown(res):
         for label, key in shown:
             lines.append("| %s | %s | %s |" % (
                 label, fmt(r.get(key + "_ipv4"), "%.2f"), fmt(r.get(key + "_ipv6"), "%.2f")))
+    if unoffloaded:
+        lines.append("\nNothing offloaded: the flowtable of %s took none of its connections "
+                     "(on %s; 7.2 offloads nothing from a flowtable on the VLAN devices alone, "
+                     "as its forward path's ingress device, trunk0, is not one of them), so "
+                     "the row is the full stack's rate." % (
+                         ", ".join(NAMES[p] for p in unoffloaded),
+                         "; ".join(n["offload"][p]["devs"] for p in unoffloaded)))
     if n.get("idle_max") is not None:
         lines.append("\nThe router's idle time in a measured window: at most %.1f %%; "
                      "the rates are over its busy time." % (100 * n["idle_max"]))

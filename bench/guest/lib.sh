@@ -177,6 +177,7 @@ bn_path_on() {
 		;;
 	nfftct)
 		nft_forward_ruleset "$ns" vlan22 vlan2222
+		BN_FT_DEVS=trunk0
 		bn_flowtable "$ns" 1 trunk0 || bn_die "nft: flowtable on trunk0"
 		;;
 	fasttrack)

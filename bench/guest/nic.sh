@@ -46,19 +46,21 @@
 # sec=pps; sec=nic_skip for a path that cannot run here, with why.
 #
 # Paths (ft.nicpaths=P,..., lib.sh's names): ceiling (tc), xdpceil
-# (bench/xdp/ceiling.bpf.c), fs50, nfftc, fasttrack, ftxdp and their
-# masquerading variants (fs50m...), and nfxdp, the flowtable's own XDP
-# path (the kernel's bpf_xdp_flow_lookup kfunc, 6.11+), which cannot run
-# on this topology: the flowtable's key holds the VLAN id of a flow that
-# arrives tagged (its tuple's encap), and the kfunc builds its lookup key
-# from the IP header and the ingress device only, never filling it, so it
-# finds no VLAN flow.
+# (bench/xdp/ceiling.bpf.c), fs50, nfftc, nfftct (the flowtable on
+# trunk0: on 7.2 one on the VLAN devices alone offloads nothing; each
+# flowtable path reports what it offloaded, sec=nic_offload), fasttrack,
+# ftxdp and their masquerading variants (fs50m...), and nfxdp, the
+# flowtable's own XDP path (the kernel's bpf_xdp_flow_lookup kfunc,
+# 6.11+), which cannot run on this topology: the flowtable's key holds the
+# VLAN id of a flow that arrives tagged (its tuple's encap), and the kfunc
+# builds its lookup key from the IP header and the ingress device only,
+# never filling it, so it finds no VLAN flow.
 # Sourced by bench/guest/bench.sh after /selftests/lib.sh and
 # /bench/guest/lib.sh; skipped with ft.skip=nic.
 # shellcheck shell=sh disable=SC3043,SC2154,SC2034 # dash has "local";
 # bench.sh and lib.sh set the variables and use those set here
 
-NIC_PATHS="ceiling xdpceil fs50 nfftc fasttrack ftxdp fs50m nfftcm fasttrackm ftxdpm nfxdp"
+NIC_PATHS="ceiling xdpceil fs50 nfftc nfftct fasttrack ftxdp fs50m nfftcm fasttrackm ftxdpm nfxdp"
 NIC_GEN_MAC=52:54:00:f7:00:01 NIC_TRUNK_MAC=52:54:00:f7:00:02
 
 # nic_dev MAC: the name of the init netns's device with MAC.
@@ -188,7 +190,7 @@ hg_pktgen() {
 }
 
 section_nic() {
-	local path slab
+	local path slab ct off
 	BN_NIC=$NIC
 	bn_result sec=nic_harness nic="$NIC" window_s="$HG_SECONDS"
 	if [ "$NIC" = hostgen ]; then
@@ -219,6 +221,16 @@ section_nic() {
 		case $path in
 		fasttrack* | ftxdp*)
 			ip netns exec "$NS_ROUTER" ftctl -j stats | jq -cM .
+			;;
+		nfft*)
+			# Whether the flowtable took the flow at all: 7.2 offloads
+			# nothing from a flowtable on the VLAN devices alone.
+			ct=$(ip netns exec "$NS_ROUTER" conntrack -L -p udp 2>/dev/null)
+			off=$(printf '%s\n' "$ct" | grep -c OFFLOAD)
+			say "  $path: $off of $(printf '%s\n' "$ct" | grep -c .) UDP connections" \
+				"offloaded by the flowtable on $BN_FT_DEVS"
+			bn_result sec=nic_offload path="$path" offloaded="$off" \
+				devs="$(echo "$BN_FT_DEVS" | tr -d ' ')"
 			;;
 		esac
 		case $path in
