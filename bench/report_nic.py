@@ -184,8 +184,9 @@ def markdown(res):
         if hostgen:
             insns = " %s | %s |" % (fmt(v4.get("insns_per_packet"), "%.0f"),
                                     fmt(v6.get("insns_per_packet"), "%.0f"))
-        lines.append("| %s%s | %s | %s |%s %s | %s |" % (
-            NAMES[path], " (nothing offloaded)" if path in unoffloaded else "", fmt(v4.get("pps_median") and v4["pps_median"] / 1e3),
+        name = NAMES[path] + (" (nothing offloaded)" if path in unoffloaded else "")
+        lines.append("| %s | %s | %s |%s %s | %s |" % (
+            name, fmt(v4.get("pps_median") and v4["pps_median"] / 1e3),
             fmt(v6.get("pps_median") and v6["pps_median"] / 1e3), insns,
             cell(path, v4), cell(path, v6)))
     r = n["ratios"]

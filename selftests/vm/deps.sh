@@ -42,7 +42,7 @@ elif [ $# -gt 0 ]; then
 	PACKAGES="$*"
 fi
 
-# missing: the packages of $PACKAGES that are not installed.
+# missing_pkgs: the packages of $PACKAGES that are not installed.
 missing_pkgs() {
 	# shellcheck disable=SC2086
 	dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PACKAGES 2>/dev/null |
