@@ -931,12 +931,27 @@ static bool is_reply(const uint8_t *b, int len, void *ctx)
 	return b[n + 40] == 129 && (b[n + 44] << 8 | b[n + 45]) == a->id;
 }
 
+/*
+ * Drop what the socket holds: what came while the cases went out. A burst
+ * of answers to them (ICMP errors, resets, each an skb of a page or more
+ * after veth's XDP) can fill the socket's buffer, and the answer waited
+ * for would be lost behind them.
+ */
+static void drain(const struct run *r)
+{
+	uint8_t b[64];
+
+	while (recv(r->fd, b, sizeof(b), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+		;
+}
+
 static int fence(const struct run *r, int timeout_ms)
 {
 	struct answer a = { .s = r->s, .id = (getpid() ^ time(NULL)) & 0xffff };
 	struct frame f;
 
 	fence_build(r->s, &f, a.id);
+	drain(r);
 	send_frame(r, &f);
 	return recv_until(r, timeout_ms, is_reply, &a);
 }
@@ -1149,8 +1164,12 @@ int main(int argc, char **argv)
 			.sll_ifindex = r.ifindex,
 		};
 
+		int one = 1;
+
 		if (bind(r.fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
 			die("bind %s: %s", ifname, strerror(errno));
+		/* Not our own frames, which recv_until() skips anyway (4.20). */
+		setsockopt(r.fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
 	}
 	if (probe) {
 		if (!probe_seq(&r, fence_ms))
