@@ -63,6 +63,7 @@ help:
 	@echo "make style           checkpatch --strict on the kernel code"
 	@echo "make spec-check      the YNL spec against the uapi header and the policies"
 	@echo "make harness-test    the VM harness's own failure handling, on the host"
+	@echo "make btf-test        kmod/btf.py (the module BTF of 6.1 builds) against kbuild's"
 	@echo "make sparse          W=1 + sparse build against KDIR"
 	@echo "make install         install the module (depmod) and ftctl"
 	@echo "make uninstall       remove what make install installed"
@@ -80,6 +81,7 @@ module:
 	@test -d "$(KDIR)" || { echo "error: no kernel headers at $(KDIR)." \
 		"Install linux-headers-$(KERNELRELEASE_HOST) or pass KDIR=/path/to/headers." >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	sh kmod/btf.sh $(KDIR) kmod/fasttrack.ko
 
 module-debug:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 ccflags-y+=-DDEBUG modules
@@ -128,6 +130,7 @@ check-host:
 	$(MAKE) spec-check
 	$(MAKE) harness-test
 	$(MAKE) layers-check
+	$(MAKE) btf-test
 	$(MAKE) dkms-test
 
 .PHONY: check-full
@@ -203,6 +206,12 @@ style:
 .PHONY: harness-test
 harness-test:
 	bash selftests/vm/test-harness.sh
+
+# kmod/btf.py, which gives the module BTF where the kernel's headers lack
+# vmlinux (6.1), against kbuild's own BTF step on 6.12.
+.PHONY: btf-test
+btf-test:
+	bash selftests/vm/btf-test.sh
 
 # Calls and includes in kmod/ and userspace/ point down their layers
 # (selftests/layers.py lists them).

@@ -85,4 +85,28 @@ static inline void ft_vlan_count_rx(struct vlan_pcpu_stats *s,
 #define ft_ip6_dst_mtu_forward(dst)	ip6_dst_mtu_forward(dst)
 #endif
 
+/*
+ * The kfunc macros of 6.3 to 6.8, over the BTF_SET8 sets of 6.0 (Kbuild
+ * builds the XDP tier from there on). 6.8's BTF_KFUNCS_START marks its
+ * set as kfuncs; the kernels before it look for no such mark.
+ */
+#ifdef FT_HAVE_XDP_TIER
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+
+/* Global and called only from BPF: nothing inlines or drops it. */
+#ifndef __bpf_kfunc
+#define __bpf_kfunc __used
+#endif
+/* fasttrack.h declares the kfunc: no missing prototype to let pass. */
+#ifndef __bpf_kfunc_start_defs
+#define __bpf_kfunc_start_defs()
+#define __bpf_kfunc_end_defs()
+#endif
+#ifndef BTF_KFUNCS_START
+#define BTF_KFUNCS_START(name) BTF_SET8_START(name)
+#define BTF_KFUNCS_END(name) BTF_SET8_END(name)
+#endif
+#endif
+
 #endif /* _FT_COMPAT_H */

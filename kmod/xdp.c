@@ -19,7 +19,9 @@
 #include <linux/etherdevice.h>
 #include <linux/netfilter_netdev.h>
 #include <net/xdp.h>
+#ifdef FT_HAVE_XDP_FEATURES
 #include <uapi/linux/netdev.h>
+#endif
 
 #include <linux/fasttrack_xdp.h>
 #include "fwd.h"
@@ -144,6 +146,28 @@ u32 ft_xdp_dev_blocked(struct net_device *dev)
 }
 
 /*
+ * Can a tag reach XDP beside the frame of @rdev rather than in it, when
+ * the driver does not say (xmo_rx_vlan_tag(), 6.8)? Where the device
+ * strips tags; and on a veth where its peer offloads them: the peer hands
+ * an skb's tag over beside the frame, unless it offloads none, when
+ * validate_xmit_vlan() has put every tag into the frame.
+ */
+static bool ft_xdp_may_strip(struct net_device *rdev)
+{
+	const netdev_features_t tx = NETIF_F_HW_VLAN_CTAG_TX |
+				     NETIF_F_HW_VLAN_STAG_TX;
+	const netdev_features_t rx = NETIF_F_HW_VLAN_CTAG_RX |
+				     NETIF_F_HW_VLAN_STAG_RX;
+	struct net_device *peer;
+
+	if (rdev->netdev_ops->ndo_get_peer_dev) {
+		peer = rdev->netdev_ops->ndo_get_peer_dev(rdev);
+		return !peer || (READ_ONCE(peer->features) & tx);
+	}
+	return READ_ONCE(rdev->features) & rx;
+}
+
+/*
  * The VLAN tag @rdev took off the frame of @xdp before XDP saw it, into
  * @tpid and @tci: 0 if there was one, -ENODATA if not, or another error if
  * the driver cannot tell while it may strip tags, so that a tagged frame
@@ -152,10 +176,10 @@ u32 ft_xdp_dev_blocked(struct net_device *dev)
  * and a driver may write its outputs when it has no tag (veth, through
  * __vlan_hwaccel_get_tag(), sets the TCI to 0).
  */
-static int ft_xdp_stripped_tag(struct xdp_buff *xdp,
-			       const struct net_device *rdev,
+static int ft_xdp_stripped_tag(struct xdp_buff *xdp, struct net_device *rdev,
 			       __be16 *tpid, u16 *tci)
 {
+#ifdef FT_HAVE_XMO_RX_VLAN_TAG
 	const struct xdp_metadata_ops *ops = rdev->xdp_metadata_ops;
 	__be16 proto;
 	u16 vlan_tci;
@@ -170,9 +194,25 @@ static int ft_xdp_stripped_tag(struct xdp_buff *xdp,
 		}
 		return err;
 	}
-	if (rdev->features & (NETIF_F_HW_VLAN_CTAG_RX | NETIF_F_HW_VLAN_STAG_RX))
+#endif
+	if (ft_xdp_may_strip(rdev))
 		return -EOPNOTSUPP;
 	return -ENODATA;
+}
+
+/*
+ * Does @odev take frames redirected to it now? Drivers say so from 6.3
+ * (xdp_features); before, some drop them, veth for one when its peer has
+ * no XDP program, and nothing tells: the tier then only sends frames back
+ * out of the device they came in by.
+ */
+static bool ft_xdp_xmit_ok(const struct net_device *odev)
+{
+#ifdef FT_HAVE_XDP_FEATURES
+	return READ_ONCE(odev->xdp_features) & NETDEV_XDP_ACT_NDO_XMIT;
+#else
+	return false;
+#endif
 }
 
 /*
@@ -328,8 +368,7 @@ untagged:
 	blocked |= ft_xdp_path_blocked(in, FT_XDP_NF_SEEN, out);
 	if (unlikely(ft_xfrm_active(dev_net(in))))
 		blocked |= FASTTRACK_XDP_BLOCKED_XFRM;
-	if (odev != rdev &&
-	    !(READ_ONCE(odev->xdp_features) & NETDEV_XDP_ACT_NDO_XMIT))
+	if (odev != rdev && !ft_xdp_xmit_ok(odev))
 		blocked |= FASTTRACK_XDP_BLOCKED_STACKED;
 	if (unlikely(blocked)) {
 		ft_stat_inc(fn, FT_STAT_XDP_BYPASSED);

@@ -363,7 +363,7 @@ static int check_kfunc(void)
 		return FT_ERR;
 	}
 	if (access("/sys/kernel/btf/" FASTTRACK_GENL_NAME, F_OK)) {
-		ft_err("xdp: the module was built without BTF: DKMS needs the kernel's vmlinux and pahole (see README.md); the skb tier carries the traffic");
+		ft_err("xdp: the module was built without BTF: DKMS needs pahole, and the kernel's vmlinux or its image in /boot (see README.md); the skb tier carries the traffic");
 		return FT_ERR;
 	}
 	vmlinux = btf__load_vmlinux_btf();

@@ -59,6 +59,22 @@ vermagic=$(modinfo -F vermagic "$ko")
 [ "${vermagic%% *}" = "$kver" ] || fail "vermagic '$vermagic' is not for $kver"
 [ "$(modinfo -F version "$ko")" = "$ver" ] || fail "module version is not $ver"
 ok "vermagic $kver, version $ver"
+# The XDP tier's kfunc needs the module's BTF (kmod/btf.sh), which a strip
+# at install must keep; FT_WANT_XDP=1: the tier must be there.
+plain=$work/installed.ko
+case $ko in
+*.xz) xz -dc "$ko" >"$plain" ;;
+*.zst) zstd -qdc "$ko" >"$plain" ;;
+*.gz) gzip -dc "$ko" >"$plain" ;;
+*) cp "$ko" "$plain" ;;
+esac
+sections=$(LC_ALL=C readelf -S -W "$plain")
+if grep -q ' \.BTF_ids ' <<<"$sections"; then
+	grep -q ' \.BTF ' <<<"$sections" || fail "the module has the XDP tier but no BTF"
+	ok "the XDP tier, with the module's BTF"
+elif [ "${FT_WANT_XDP:-0}" = 1 ]; then
+	fail "no XDP tier in the module for $kver"
+fi
 depmod -b "$work/root" "$kver" 2>"$work/depmod.log" || { cat "$work/depmod.log"; fail "depmod"; }
 [ "$(modprobe -d "$work/root" -S "$kver" -n -v fasttrack 2>/dev/null | grep -c 'fasttrack.ko')" = 1 ] ||
 	fail "modprobe does not resolve fasttrack from the installed tree"

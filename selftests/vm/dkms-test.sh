@@ -30,7 +30,11 @@ one() {
 	(
 		load_kernel "$word"
 		case ${BUILD:-host} in
-		host) bash "$VM_DIR/dkms-one.sh" "$REPO" "$KVER" "$KDIR" "$work/$word" ;;
+		host)
+			# The kernel's image stands in for /boot's (kmod/btf.sh).
+			FT_VMLINUZ=$VMLINUZ FT_WANT_XDP=1 \
+				bash "$VM_DIR/dkms-one.sh" "$REPO" "$KVER" "$KDIR" "$work/$word"
+			;;
 		gcc-12)
 			# The 5.10 headers ask for gcc-10, which bookworm lacks and
 			# a bullseye machine has; gcc-12 stands in for it here.
