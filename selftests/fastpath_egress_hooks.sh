@@ -47,7 +47,7 @@ have_nft_egress() {
 nft_egress=1
 if ! have_nft_egress; then
 	nft_egress=
-	if hk_kver_ge 5 16; then
+	if kver_ge 5 16; then
 		fail "an nft netdev egress chain can be made on $sdev (Linux 5.16 and later)" "$PROBE_ERR"
 	else
 		log_info "Linux $(uname -r) has no nft egress hook (5.16 and later): the nft egress checks are skipped"

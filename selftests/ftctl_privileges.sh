@@ -96,7 +96,7 @@ mcast_probe() {
 	1.1) return 1 ;;
 	esac
 	MCAST_HOW="no probe (genljoin or psample missing: $none $admin), by version: Linux $(uname -r)"
-	hk_kver_ge 6 7
+	kver_ge 6 7
 }
 
 # monitor_rc WHO: run "ftctl monitor" in the router netns, as root or as

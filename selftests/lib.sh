@@ -110,6 +110,14 @@ check_fail() {
 	fi
 }
 
+# kver_ge MAJOR MINOR: the running kernel is at least MAJOR.MINOR.
+kver_ge() {
+	local v
+	v=$(uname -r)
+	[ "${v%%.*}" -gt "$1" ] ||
+		{ [ "${v%%.*}" -eq "$1" ] && v=${v#*.} && [ "${v%%[!0-9]*}" -ge "$2" ]; }
+}
+
 # check_eq DESC EXPECTED ACTUAL
 check_eq() {
 	if [ "$2" = "$3" ]; then

@@ -172,14 +172,6 @@ hk_pct_ge() {
 	fi
 }
 
-# hk_kver_ge MAJOR MINOR: the running kernel is at least MAJOR.MINOR.
-hk_kver_ge() {
-	local v
-	v=$(uname -r)
-	[ "${v%%.*}" -gt "$1" ] ||
-		{ [ "${v%%.*}" -eq "$1" ] && v=${v#*.} && [ "${v%%[!0-9]*}" -ge "$2" ]; }
-}
-
 # hk_tx_packets NS DEV: DEV's tx packet counter (ip -s link).
 hk_tx_packets() {
 	ip -n "$1" -s link show dev "$2" | awk '

@@ -418,16 +418,23 @@ group() {
 	ft_pass "$g" $main
 	check "$g: still offloaded after the garbage" offloaded
 
-	# Without a tag, a frame with less than 2 bytes of L3 reaches vlan22.
+	# Without a tag, a frame with less than 2 bytes of L3 reaches vlan22
+	# when the switch's tag comes beside the frame. In the frame, the
+	# kernel's untagging (skb_vlan_untag()) drops those under 2 bytes
+	# before any hook, with or without fasttrack.
+	short=trunc-eth,trunc-l3-1,trunc-l3-2 shortdesc="0, 1 and 2"
+	if [ "${XDP_TAGS_IN_FRAME:-0}" = 1 ]; then
+		short=trunc-l3-2 shortdesc=2
+	fi
 	before=$(snap)
-	if ! out=$(inject_untagged trunc-eth,trunc-l3-1,trunc-l3-2 2>&1); then
+	if ! out=$(inject_untagged "$short" 2>&1); then
 		fail "$g: truncated L3 from the client's port: ftinject" "$out"
 	else
 		why=$(judge malformed "$(echo "$out" | frames)" "$before" "$(snap)")
 		if [ -z "$why" ]; then
-			pass "$g: 0, 1 and 2 bytes of L3 from the client's port: malformed"
+			pass "$g: $shortdesc bytes of L3 from the client's port: malformed"
 		else
-			fail "$g: 0, 1 and 2 bytes of L3 from the client's port" "$why"
+			fail "$g: $shortdesc bytes of L3 from the client's port" "$why"
 		fi
 	fi
 
