@@ -34,6 +34,8 @@ WHY = {
     "kfunc_lookup_has_no_vlan_id": "not possible here: the flowtable's key of a tagged flow holds "
     "its VLAN id, and bpf_xdp_flow_lookup builds its key from the IP header and the ingress "
     "device only, so it finds no VLAN flow",
+    "kernel_has_no_flow_lookup": "not possible here: this kernel has no bpf_xdp_flow_lookup "
+    "(Linux 6.11 on)",
 }
 # The goals (reported, not gated).
 TARGETS = {"xdp_over_skb": 1.5, "v6_vs_v4": 0.95}
