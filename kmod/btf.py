@@ -190,19 +190,28 @@ def btf_id_symbols(elf, idx):
             name, sep, n = name.rpartition("__")
             if not sep or not n.isdigit():
                 raise Fail("cannot parse symbol name %s" % sym)
-        elif what not in ("set", "set8"):
+        elif what not in SET_LAYOUT:
             raise Fail("unsupported prefix %s" % sym)
         yield what, name, value - addr, size
+
+
+# A set's header and entry sizes: a count then ids, or a count and flags
+# then (id, flags) pairs. The symbol's size covers the header too.
+SET_LAYOUT = {"set": (4, 4), "set8": (8, 8)}
+
+
+def set_entries(what, off, size):
+    """(first entry's offset, entry size, count) of a set's symbol."""
+    hdr, step = SET_LAYOUT[what]
+    return off + hdr, step, size // step - 1
 
 
 def patch_ids(ids, bo, syms, found):
     """Write each type's id, and each set's count, at its symbol."""
     warned = set()
     for what, name, off, size in syms:
-        if what == "set":
-            val = size // 4 - 1
-        elif what == "set8":
-            val = size // 8 - 1
+        if what in SET_LAYOUT:
+            val = set_entries(what, off, size)[2]
         else:
             val = found.get((KIND_BY_NAME[what], name), 0)
             if not val and name not in warned:
@@ -219,12 +228,9 @@ def sort_sets(ids, bo, syms):
     The kernel looks ids up in a set by binary search.
     """
     for what, name, off, size in syms:
-        if what == "set":
-            start, step, cnt = off + 4, 4, size // 4 - 1
-        elif what == "set8":
-            start, step, cnt = off + 8, 8, size // 8 - 1
-        else:
+        if what not in SET_LAYOUT:
             continue
+        start, step, cnt = set_entries(what, off, size)
         if start + cnt * step > len(ids):
             raise Fail("set %s runs past .BTF_ids" % name)
         entries = [bytes(ids[start + i * step:start + (i + 1) * step]) for i in range(cnt)]

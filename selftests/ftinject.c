@@ -932,10 +932,10 @@ static bool is_reply(const uint8_t *b, int len, void *ctx)
 }
 
 /*
- * Drop what the socket holds: what came while the cases went out. A burst
- * of answers to them (ICMP errors, resets, each an skb of a page or more
- * after veth's XDP) can fill the socket's buffer, and the answer waited
- * for would be lost behind them.
+ * Drop what the socket holds: what came while the cases went out, and
+ * their answers (ICMP errors, resets). After a burst of about 100 cases
+ * on 6.1, with XDP on both veth ends, the echo reply never came without
+ * this (why is not pinned down); with it, it does.
  */
 static void drain(const struct run *r)
 {

@@ -209,17 +209,17 @@ section_nic() {
 	say "  trunk0 offloads: $(ip netns exec "$NS_ROUTER" ethtool -k trunk0 |
 			awk '/^(rx-checksumming|generic-receive-offload|rx-gro-hw|large-receive-offload):/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
 	for path in $NIC_PATHS; do
-		if [ "$path" = nfxdp ] && ! { modprobe -q nf_flow_table 2>/dev/null;
-			grep -qw bpf_xdp_flow_lookup /proc/kallsyms; }; then
-			say "  nfxdp: not measured: this kernel has no bpf_xdp_flow_lookup (6.11 on)"
-			bn_result sec=nic_skip path=nfxdp why=kernel_has_no_flow_lookup
-			continue
-		fi
 		if [ "$path" = nfxdp ]; then
-			say "  nfxdp: not measured: bpf_xdp_flow_lookup builds its key from the IP header" \
-				"and the ingress device, and the flowtable's key of a tagged flow holds its VLAN id:" \
-				"no VLAN flow is ever found"
-			bn_result sec=nic_skip path=nfxdp why=kfunc_lookup_has_no_vlan_id
+			if ! { modprobe -q nf_flow_table 2>/dev/null;
+				grep -qw bpf_xdp_flow_lookup /proc/kallsyms; }; then
+				say "  nfxdp: not measured: this kernel has no bpf_xdp_flow_lookup (6.11 on)"
+				bn_result sec=nic_skip path=nfxdp why=kernel_has_no_flow_lookup
+			else
+				say "  nfxdp: not measured: bpf_xdp_flow_lookup builds its key from the IP header" \
+					"and the ingress device, and the flowtable's key of a tagged flow holds its VLAN id:" \
+					"no VLAN flow is ever found"
+				bn_result sec=nic_skip path=nfxdp why=kfunc_lookup_has_no_vlan_id
+			fi
 			continue
 		fi
 		bn_path_on "$NS_ROUTER" "$path"
